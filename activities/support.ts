@@ -1,0 +1,41 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { isDomainError } from '../domain/errors.js';
+
+/**
+ * Idempotency key of the running activity: workflow id + run id + activity id. It is stable across
+ * retries of one activity and unique across continue-as-new runs, so unique constraints on it make
+ * every activity safe to retry.
+ */
+export function activityIdempotencyKey(): string {
+  const { workflowExecution, activityId } = Context.current().info;
+  if (!workflowExecution) throw new Error('idempotency keys exist only for activities run by a workflow');
+  return `${workflowExecution.workflowId}/${workflowExecution.runId}/${activityId}`;
+}
+
+/**
+ * Turns domain refusals into non-retryable ApplicationFailures whose type is the catalogue code,
+ * so the workflow and the API see the code; anything else stays retryable.
+ */
+export async function asActivity<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (isDomainError(error)) {
+      throw ApplicationFailure.create({
+        type: error.code,
+        message: error.message,
+        nonRetryable: !error.retryable,
+        details: error.details ? [error.details] : undefined,
+      });
+    }
+    throw error;
+  }
+}
+
+/** Postgres unique-violation check, for turning a lost race into the business error it means. */
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  const candidate = error as { code?: string; constraint?: string; cause?: { code?: string; constraint?: string } };
+  const code = candidate?.code ?? candidate?.cause?.code;
+  const name = candidate?.constraint ?? candidate?.cause?.constraint;
+  return code === '23505' && (constraint === undefined || name === constraint || String(error).includes(constraint));
+}

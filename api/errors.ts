@@ -1,0 +1,72 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { randomBytes } from 'node:crypto';
+import { ApplicationFailure, WorkflowUpdateFailedError, WorkflowNotFoundError } from '@temporalio/client';
+import { DomainError, baseCode, isDomainError, type ErrorCodeLike } from '../domain/errors.js';
+
+/** Gives each request a trace id (from W3C `traceparent` when present) echoed in `X-Trace-Id` and error bodies. */
+export const assignTraceId: RequestHandler = (req, res, next) => {
+  const traceparent = req.header('traceparent');
+  const fromParent = traceparent?.match(/^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}$/)?.[1];
+  req.context = { traceId: fromParent ?? randomBytes(16).toString('hex') };
+  res.setHeader('X-Trace-Id', req.context.traceId);
+  next();
+};
+
+/** Status codes express-openapi-validator and body parsers raise, mapped to catalogue codes. */
+const statusCodes: Record<number, string> = { 400: '0022', 404: '0020', 405: '0021', 413: '0024', 415: '0023' };
+
+interface HttpishError {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+  message?: string;
+  errors?: Array<{ path?: string; message?: string }>;
+}
+
+/** The ApplicationFailure a workflow update or start failed with, if it carries a catalogue code. */
+function workflowFailureCode(error: unknown): DomainError | undefined {
+  let cause: unknown = error instanceof WorkflowUpdateFailedError ? error.cause : error;
+  for (let depth = 0; cause && depth < 5; depth += 1) {
+    if (cause instanceof ApplicationFailure && cause.type && baseCode(cause.type)) {
+      const details = (cause.details?.[0] ?? undefined) as Record<string, unknown> | undefined;
+      return new DomainError(cause.type as ErrorCodeLike, cause.message, details);
+    }
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** Everything a client can cause becomes a catalogue error; only real faults become 0099 (and are logged). */
+export function toDomainError(error: unknown): DomainError {
+  if (isDomainError(error)) return error;
+  const fromWorkflow = workflowFailureCode(error);
+  if (fromWorkflow) return fromWorkflow;
+  if (error instanceof WorkflowNotFoundError) {
+    return new DomainError('R201', 'the rental is no longer running; re-read its state');
+  }
+  const httpish = error as HttpishError;
+  const status = httpish?.status ?? httpish?.statusCode;
+  if (httpish?.type === 'entity.parse.failed') return new DomainError('AUTH001');
+  if (status && statusCodes[status]) {
+    const detail = httpish.errors?.map((item) => `${item.path ?? ''} ${item.message ?? ''}`.trim()).join('; ');
+    return new DomainError(statusCodes[status] as ErrorCodeLike, detail || httpish.message);
+  }
+  return new DomainError('0099', 'unexpected internal error; quote the traceId when reporting it');
+}
+
+/** The single error handler: maps validator, workflow and domain errors to `{errorCode, userMessage, httpStatus, traceId}`. */
+export function errorHandler(log: (message: string) => void = console.error): ErrorRequestHandler {
+  return (error, req, res, _next) => {
+    const domainError = toDomainError(error);
+    const traceId = req.context?.traceId ?? randomBytes(16).toString('hex');
+    if (domainError.code === '0099') log(`[${traceId}] ${req.method} ${req.originalUrl}: ${(error as Error)?.stack ?? String(error)}`);
+    if (res.headersSent) return;
+    if (domainError.code === '0021') res.setHeader('Allow', (error as { headers?: { Allow?: string } }).headers?.Allow ?? '');
+    res.status(domainError.httpStatus).json(domainError.toBody(traceId));
+  };
+}
+
+/** Any path no router claims. */
+export const unknownRoute: RequestHandler = (req, _res, next) => {
+  next(new DomainError('0020', `no route for ${req.method} ${req.path}`));
+};

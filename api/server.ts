@@ -1,0 +1,67 @@
+// API process: serves the operator and app interfaces on API_PORT.
+import type { Server } from 'node:http';
+import type { MqttClient } from 'mqtt';
+import type { Connection } from '@temporalio/client';
+import { loadConfig, type FleetflowConfig } from '../platform/config.js';
+import { connectTemporalClient } from '../platform/temporal-client.js';
+import { connectOrm, type MikroORM } from '../db/orm.js';
+import { connectMqtt } from '../devices/command-client.js';
+import { createApp } from './app.js';
+
+export interface RunningApi {
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Readiness probes of the three things every request may need. */
+export function readinessChecks(orm: MikroORM, mqtt: MqttClient, temporal: Connection) {
+  return {
+    database: async () => void (await orm.em.getConnection().execute('select 1')),
+    broker: async () => {
+      if (!mqtt.connected) throw new Error('not connected to the MQTT broker');
+    },
+    temporal: async () => void (await temporal.workflowService.getSystemInfo({})),
+  };
+}
+
+/** Connects to the infrastructure and listens; used by `npm run api` and the stack starter. */
+export async function startApi(config: FleetflowConfig): Promise<RunningApi> {
+  const { databaseUrl, mqttUrl, temporalAddress } = config;
+  if (!databaseUrl || !mqttUrl || !temporalAddress) {
+    throw new Error('the API needs DATABASE_URL, MQTT_URL and TEMPORAL_ADDRESS (npm start sets them for the embedded stack)');
+  }
+  const orm = await connectOrm(databaseUrl);
+  const mqtt = await connectMqtt(mqttUrl, `fleetflow-api-${process.pid}`);
+  const { client, connection } = await connectTemporalClient(temporalAddress, config.temporalNamespace);
+  const app = createApp({
+    orm,
+    temporal: client,
+    taskQueue: config.taskQueue,
+    jwtSecret: config.jwtSecret,
+    tokenTtlSeconds: config.tokenTtlSeconds,
+    readinessChecks: readinessChecks(orm, mqtt, connection),
+  });
+  const server = await new Promise<Server>((resolve, reject) => {
+    const listening = app.listen(config.apiPort, config.apiHost, () => resolve(listening));
+    listening.once('error', reject);
+  });
+  return {
+    server,
+    url: config.publicBaseUrl,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await mqtt.endAsync();
+      await connection.close();
+      await orm.close();
+    },
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const api = await startApi(loadConfig());
+  console.log(`API listening on ${api.url}`);
+  const stop = () => void api.close().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}

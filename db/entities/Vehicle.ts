@@ -1,0 +1,87 @@
+import type { Opt } from '@mikro-orm/core';
+import { Entity, Enum, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/es';
+import {
+  batteryLevels,
+  powerStates,
+  serviceStatesV2,
+  vehicleRentalStates,
+  type BatteryLevel,
+  type PowerState,
+  type ServiceStateV2,
+  type VehicleRentalState,
+} from '../../domain/vehicle.js';
+import { TenantScoped } from './TenantScoped.js';
+import { Branch } from './Branch.js';
+import { VehicleCategory } from './VehicleCategory.js';
+
+/** A rentable vehicle; its row is the read model of what the fleet and the rental workflows last saw. */
+@Entity({ tableName: 'vehicle' })
+@Unique({ properties: ['tenant', 'code'] })
+@Index({ properties: ['tenant', 'branch'] })
+export class Vehicle extends TenantScoped {
+  @PrimaryKey({ type: 'integer' })
+  id!: number;
+
+  @Property({ type: 'string', length: 64 })
+  code!: string;
+
+  @Property({ type: 'string', length: 32, nullable: true })
+  licensePlate?: string | null;
+
+  @ManyToOne({ entity: () => Branch, ref: false })
+  branch!: Branch;
+
+  @ManyToOne({ entity: () => VehicleCategory, ref: false })
+  category!: VehicleCategory;
+
+  @Enum({ items: () => vehicleRentalStates, type: 'string' })
+  rentalState: Opt<VehicleRentalState> = 'AVAILABLE';
+
+  @Enum({ items: () => serviceStatesV2, type: 'string' })
+  serviceStateV2: Opt<ServiceStateV2> = 'FUNCTIONAL';
+
+  @Property({ type: 'double', nullable: true })
+  stateOfCharge?: number | null;
+
+  @Enum({ items: () => batteryLevels, type: 'string' })
+  batteryLevel: Opt<BatteryLevel> = 'UNKNOWN';
+
+  @Enum({ items: () => powerStates, type: 'string' })
+  powerState: Opt<PowerState> = 'UNKNOWN';
+
+  @Property({ type: 'boolean' })
+  offline: Opt<boolean> = true;
+
+  @Property({ type: 'boolean' })
+  locked: Opt<boolean> = true;
+
+  @Property({ type: 'boolean' })
+  charging: Opt<boolean> = false;
+
+  @Property({ type: 'double', nullable: true })
+  latitude?: number | null;
+
+  @Property({ type: 'double', nullable: true })
+  longitude?: number | null;
+
+  @Property({ type: 'double', nullable: true })
+  odometerKm?: number | null;
+
+  @Property({ type: 'Date', nullable: true })
+  lastSeenAt?: Date | null;
+
+  @Property({ type: 'date', nullable: true })
+  legalInspectionDate?: string | null;
+
+  @Property({ type: 'json' })
+  tags: Opt<string[]> = [];
+
+  @Property({ type: 'json' })
+  customProperties: Opt<Record<string, unknown>> = {};
+
+  @Property({ type: 'Date', onCreate: () => new Date() })
+  createdAt: Opt<Date> = new Date();
+
+  @Property({ type: 'Date', onUpdate: () => new Date() })
+  updatedAt: Opt<Date> = new Date();
+}

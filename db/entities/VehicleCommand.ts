@@ -1,0 +1,47 @@
+import type { Opt } from '@mikro-orm/core';
+import { Entity, Index, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/es';
+import { TenantScoped } from './TenantScoped.js';
+
+export type VehicleCommandStatus = 'SENT' | 'OK' | 'REFUSED' | 'ERROR' | 'TIMEOUT';
+
+/**
+ * Every command sent to a vehicle, keyed by its command id (workflow id + activity id): a retried
+ * activity finds its earlier command here and never unlocks a vehicle twice.
+ */
+@Entity({ tableName: 'vehicle_command' })
+@Unique({ properties: ['tenant', 'commandId'] })
+@Index({ properties: ['tenant', 'vehicleId'] })
+export class VehicleCommand extends TenantScoped {
+  @PrimaryKey({ type: 'bigint' })
+  id!: string;
+
+  @Property({ type: 'string', length: 300 })
+  commandId!: string;
+
+  @Property({ type: 'integer' })
+  vehicleId!: number;
+
+  @Property({ type: 'string', length: 64 })
+  command!: string;
+
+  @Property({ type: 'string', length: 16 })
+  status: Opt<VehicleCommandStatus> = 'SENT';
+
+  @Property({ type: 'integer', nullable: true })
+  rentalId?: number | null;
+
+  @Property({ type: 'string', length: 200, nullable: true })
+  requestedBy?: string | null;
+
+  @Property({ type: 'json', nullable: true })
+  failureReason?: { code?: string; description?: string } | null;
+
+  @Property({ type: 'json', nullable: true })
+  data?: Record<string, unknown> | null;
+
+  @Property({ type: 'Date' })
+  sentAt: Opt<Date> = new Date();
+
+  @Property({ type: 'Date', nullable: true })
+  answeredAt?: Date | null;
+}

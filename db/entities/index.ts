@@ -1,0 +1,47 @@
+import { Tenant } from './Tenant.js';
+import { BusinessUnit } from './BusinessUnit.js';
+import { Branch } from './Branch.js';
+import { VehicleCategory } from './VehicleCategory.js';
+import { Vehicle } from './Vehicle.js';
+import { Customer } from './Customer.js';
+import { Rental } from './Rental.js';
+import { Event } from './Event.js';
+import { Role } from './Role.js';
+import { RoleAssignment } from './RoleAssignment.js';
+import { ApiClient } from './ApiClient.js';
+import { Setting } from './Setting.js';
+import { VehicleCommand } from './VehicleCommand.js';
+
+export {
+  Tenant,
+  BusinessUnit,
+  Branch,
+  VehicleCategory,
+  Vehicle,
+  Customer,
+  Rental,
+  Event,
+  Role,
+  RoleAssignment,
+  ApiClient,
+  Setting,
+  VehicleCommand,
+};
+export { TenantScoped, TENANT_FILTER } from './TenantScoped.js';
+
+/** Every entity, in one list for the ORM configuration. */
+export const allEntities = [
+  Tenant,
+  BusinessUnit,
+  Branch,
+  VehicleCategory,
+  Vehicle,
+  Customer,
+  Rental,
+  Event,
+  Role,
+  RoleAssignment,
+  ApiClient,
+  Setting,
+  VehicleCommand,
+];

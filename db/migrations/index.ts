@@ -1,0 +1,8 @@
+import type { Migration } from '@mikro-orm/migrations';
+import type { Constructor } from '@mikro-orm/core';
+import { Migration20261121050909_initial } from './Migration20261121050909_initial.js';
+
+/** Migrations in order; listed explicitly so every runtime (tsx, jest, bundlers) loads the same set. */
+export const migrationsList: { name: string; class: Constructor<Migration> }[] = [
+  { name: 'Migration20261121050909_initial', class: Migration20261121050909_initial },
+];

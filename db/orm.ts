@@ -1,0 +1,59 @@
+import { MikroORM, defineConfig, type EntityManager, type Options } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import path from 'node:path';
+import { allEntities, TENANT_FILTER } from './entities/index.js';
+import { migrationsList } from './migrations/index.js';
+import { repoRoot } from '../platform/config.js';
+
+/** ORM options shared by the API, the worker, scripts and tests; schema changes only through migrations. */
+export function ormOptions(databaseUrl: string, overrides: Partial<Options> = {}): Options {
+  return defineConfig({
+    clientUrl: databaseUrl,
+    entities: allEntities,
+    extensions: [Migrator],
+    migrations: {
+      path: path.join(repoRoot, 'db/migrations'),
+      migrationsList,
+      snapshot: true,
+      snapshotName: '.snapshot-fleetflow',
+      silent: true,
+    },
+    // Entities are declared with explicit types; never touch the schema outside migrations.
+    ensureDatabase: false,
+    debug: process.env.DEBUG_SQL === '1',
+    pool: { min: 0, max: Number(process.env.DB_POOL_MAX ?? 10) },
+    ...overrides,
+  });
+}
+
+/** Connects the ORM; the caller owns `close()`. */
+export async function connectOrm(databaseUrl: string, overrides: Partial<Options> = {}): Promise<MikroORM> {
+  return MikroORM.init(ormOptions(databaseUrl, overrides));
+}
+
+/** Applies pending migrations; safe to run on every start (a no-op when up to date). */
+export async function migrateDatabase(orm: MikroORM): Promise<string[]> {
+  const applied = await orm.migrator.up();
+  return applied.map((migration) => migration.name);
+}
+
+export type { MikroORM, EntityManager };
+
+/** A fresh EntityManager confined to one tenant by the always-on tenant filter. */
+export function tenantEm(orm: MikroORM, tenant: string): EntityManager {
+  const em = orm.em.fork();
+  em.setFilterParams(TENANT_FILTER, { tenantId: tenant });
+  return em;
+}
+
+/** Runs `work` in one transaction confined to the tenant; everything it writes commits or nothing does. */
+export async function inTenantTransaction<T>(
+  orm: MikroORM,
+  tenant: string,
+  work: (em: EntityManager) => Promise<T>,
+): Promise<T> {
+  return tenantEm(orm, tenant).transactional(async (tx) => {
+    tx.setFilterParams(TENANT_FILTER, { tenantId: tenant });
+    return work(tx);
+  });
+}

@@ -1,0 +1,69 @@
+import path from 'node:path';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+/** Repository root, so data and caches resolve the same from every entry point. */
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * Every setting the processes read, in one place. Each infrastructure URL is optional:
+ * when it is absent, `npm start` runs the embedded default (see README "Configuration").
+ */
+export interface FleetflowConfig {
+  /** PostgreSQL connection string; undefined means "start the embedded PostgreSQL". */
+  databaseUrl?: string;
+  /** MQTT broker URL; undefined means "start the embedded aedes broker". */
+  mqttUrl?: string;
+  /** Temporal frontend host:port; undefined means "start the local Temporal dev server". */
+  temporalAddress?: string;
+  temporalNamespace: string;
+  taskQueue: string;
+  apiPort: number;
+  apiHost: string;
+  publicBaseUrl: string;
+  jwtSecret: string;
+  tokenTtlSeconds: number;
+  dataDir: string;
+  cacheDir: string;
+  embeddedPostgresPort: number;
+  embeddedMqttPort: number;
+  temporalDevServerPort: number;
+  temporalUiPort: number;
+  vehicleCommandTimeoutMs: number;
+  simulatorEnabled: boolean;
+}
+
+function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number.parseInt(raw, 10);
+  if (!Number.isFinite(value)) throw new Error(`${name} must be an integer, got "${raw}"`);
+  return value;
+}
+
+/** Reads the configuration from the environment; pure apart from reading `env`. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): FleetflowConfig {
+  const apiPort = intFromEnv(env, 'API_PORT', 3000);
+  const apiHost = env.API_HOST || '0.0.0.0';
+  const dataDir = path.resolve(env.FLEETFLOW_DATA_DIR || path.join(repoRoot, '.data'));
+  return {
+    databaseUrl: env.DATABASE_URL || undefined,
+    mqttUrl: env.MQTT_URL || undefined,
+    temporalAddress: env.TEMPORAL_ADDRESS || undefined,
+    temporalNamespace: env.TEMPORAL_NAMESPACE || 'default',
+    taskQueue: env.TEMPORAL_TASK_QUEUE || 'fleetflow',
+    apiPort,
+    apiHost,
+    publicBaseUrl: env.PUBLIC_BASE_URL || `http://localhost:${apiPort}`,
+    jwtSecret: env.JWT_SECRET || 'fleetflow-local-development-secret-change-me',
+    tokenTtlSeconds: intFromEnv(env, 'TOKEN_TTL_SECONDS', 3600),
+    dataDir,
+    cacheDir: path.resolve(env.FLEETFLOW_CACHE_DIR || path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'fleetflow')),
+    embeddedPostgresPort: intFromEnv(env, 'EMBEDDED_POSTGRES_PORT', 5432),
+    embeddedMqttPort: intFromEnv(env, 'EMBEDDED_MQTT_PORT', 1883),
+    temporalDevServerPort: intFromEnv(env, 'TEMPORAL_DEV_SERVER_PORT', 7233),
+    temporalUiPort: intFromEnv(env, 'TEMPORAL_UI_PORT', 8233),
+    vehicleCommandTimeoutMs: intFromEnv(env, 'VEHICLE_COMMAND_TIMEOUT_MS', 8000),
+    simulatorEnabled: (env.SIMULATOR ?? 'on') !== 'off',
+  };
+}

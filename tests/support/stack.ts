@@ -1,0 +1,130 @@
+// Test harness: real PostgreSQL, broker and Temporal (from global-setup) plus an in-process worker,
+// telemetry ingestor and vehicle simulator for one freshly seeded tenant.
+import { randomBytes } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import proto from '@temporalio/proto';
+import { searchAttributeDefinitions } from '../../workflows/search-attributes.js';
+import type { MqttClient } from 'mqtt';
+import { connectOrm, tenantEm, type MikroORM } from '../../db/orm.js';
+import { seedTenant, type SeededTenant } from '../../db/seed.js';
+import { simulatorFleet } from '../../db/fleet.js';
+import { Vehicle } from '../../db/entities/index.js';
+import { connectMqtt, VehicleCommandClient } from '../../devices/command-client.js';
+import { FleetSimulator } from '../../devices/simulator.js';
+import { TelemetryIngestor } from '../../workers/telemetry-ingestor.js';
+import { createFleetflowWorker, workflowsPath } from '../../workers/worker.js';
+
+export interface TestBackend {
+  orm: MikroORM;
+  seed: SeededTenant;
+  client: Client;
+  taskQueue: string;
+  simulator: FleetSimulator;
+  mqtt: MqttClient;
+  /** Present with the time-skipping environment. */
+  testEnv?: TestWorkflowEnvironment;
+  stop(): Promise<void>;
+}
+
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+/** The workflow bundle, built once per test file. */
+export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundle ??= bundleWorkflowCode({ workflowsPath, logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never });
+  return bundle;
+}
+
+export const uniqueTenant = (prefix: string) => `${prefix}-${randomBytes(3).toString('hex')}`;
+
+function env(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run the tests through jest (tests/support/global-setup.ts)`);
+  return value;
+}
+
+/** The time-skipping server starts without custom search attributes; register fleetflow's like the dev server does. */
+async function registerSearchAttributes(connection: Connection): Promise<void> {
+  await connection.operatorService.addSearchAttributes({
+    namespace: 'default',
+    searchAttributes: Object.fromEntries(
+      Object.keys(searchAttributeDefinitions).map((name) => [name, proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]),
+    ),
+  });
+}
+
+/** Waits until the simulator's vehicles reported online through the broker and the ingestor. */
+async function waitForFleetOnline(orm: MikroORM, tenant: string, count: number): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    const online = await tenantEm(orm, tenant).count(Vehicle, { offline: false });
+    if (online >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`fleet of ${tenant} did not come online`);
+}
+
+/** Seeds a tenant and runs worker, ingestor and simulator against the real infrastructure. */
+export async function startTestBackend(options: { timeSkipping?: boolean; tenant?: string; commandTimeoutMs?: number } = {}): Promise<TestBackend> {
+  const orm = await connectOrm(env('DATABASE_URL'), { pool: { min: 0, max: 5 } });
+  const seed = await seedTenant(orm.em, options.tenant ?? uniqueTenant('t'), 'Test Mobility');
+  const mqtt = await connectMqtt(env('MQTT_URL'), `test-backend-${randomBytes(4).toString('hex')}`);
+  const vehicleCommands = new VehicleCommandClient(mqtt);
+  const ingestor = new TelemetryIngestor(orm, mqtt, { flushIntervalMs: 50 });
+  await ingestor.start();
+  const fleet = await simulatorFleet(tenantEm(orm, seed.tenant));
+  const simulator = new FleetSimulator({ mqttUrl: env('MQTT_URL'), tenant: seed.tenant, vehicles: fleet, telemetryIntervalMs: 60_000, connectionMode: 'shared' });
+  await simulator.start();
+  await waitForFleetOnline(orm, seed.tenant, fleet.length);
+
+  let testEnv: TestWorkflowEnvironment | undefined;
+  let connection: NativeConnection;
+  let client: Client;
+  let clientConnection: Connection | undefined;
+  if (options.timeSkipping) {
+    testEnv = await TestWorkflowEnvironment.createTimeSkipping({
+      server: { executable: { type: 'existing-path', path: env('TEMPORAL_TEST_SERVER_PATH') } },
+    });
+    connection = testEnv.nativeConnection;
+    client = testEnv.client;
+    await registerSearchAttributes(testEnv.connection);
+  } else {
+    connection = await NativeConnection.connect({ address: env('TEMPORAL_ADDRESS') });
+    clientConnection = await Connection.connect({ address: env('TEMPORAL_ADDRESS') });
+    client = new Client({ connection: clientConnection, namespace: 'default' });
+  }
+  const taskQueue = `test-${seed.tenant}`;
+  const worker: Worker = await createFleetflowWorker({
+    connection,
+    namespace: 'default',
+    taskQueue,
+    orm,
+    vehicleCommands,
+    vehicleCommandTimeoutMs: options.commandTimeoutMs ?? 1500,
+    workflowBundle: await workflowBundle(),
+  });
+  const running = worker.run();
+  return {
+    orm,
+    seed,
+    client,
+    taskQueue,
+    simulator,
+    mqtt,
+    testEnv,
+    async stop() {
+      worker.shutdown();
+      await running;
+      await simulator.stop();
+      await ingestor.stop();
+      vehicleCommands.close();
+      await mqtt.endAsync();
+      if (testEnv) await testEnv.teardown();
+      else {
+        await clientConnection?.close();
+        await connection.close();
+      }
+      await orm.close();
+    },
+  };
+}
