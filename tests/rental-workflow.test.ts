@@ -130,6 +130,6 @@ test('a customer with an open rental cannot reserve a second vehicle (R102); the
   await first.handle.executeUpdate(awaitReservationUpdate);
   const second = await reserve(5, 3);
   expect(await failureType(second.handle.executeUpdate(awaitReservationUpdate))).toBe('R102');
+  expect((await first.handle.executeUpdate(cancelReservationUpdate, { args: [{ requestedBy: 'client:test' }] })).state).toBe('CANCELLED');
   expect((await second.handle.result()).state).toBe('REJECTED');
-  await first.handle.executeUpdate(cancelReservationUpdate, { args: [{ requestedBy: 'client:test' }] });
 });

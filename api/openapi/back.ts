@@ -1,4 +1,5 @@
 // OpenAPI 3.1 document of the operator interface (`/v1/{tenant}/back`): the contract the validator enforces.
+// Component schemas are inlined where nested: express-openapi-validator cannot resolve a $ref inside a referenced request schema.
 import {
   authenticatedErrors,
   errorBodySchema,
@@ -25,7 +26,7 @@ const rentalSchema = {
   required: ['id', 'state', 'branchId', 'vehicle', 'user', 'reservedAt', 'createdAt', 'updatedAt'],
   properties: {
     id,
-    state: { $ref: '#/components/schemas/RentalState' },
+    state: rentalStateSchema,
     activeMode: nullable({ type: 'string', enum: ['DRIVING', 'PARKING'] }),
     branchId: id,
     vehicle: {
@@ -43,8 +44,8 @@ const rentalSchema = {
     reservationExpiresAt: nullable(dateTime),
     startedAt: nullable(dateTime),
     endedAt: nullable(dateTime),
-    startPosition: nullable({ $ref: '#/components/schemas/Position' }),
-    endPosition: nullable({ $ref: '#/components/schemas/Position' }),
+    startPosition: nullable(positionSchema),
+    endPosition: nullable(positionSchema),
     distanceKm: nullable({ type: 'number' }),
     workflowId: { type: 'string', description: 'Id of the rental workflow in the Temporal UI.' },
     createdAt: dateTime,
@@ -72,9 +73,9 @@ const rentalOperationSchema = {
   type: 'object',
   required: ['operationType'],
   properties: {
-    operationType: { $ref: '#/components/schemas/RentalOperationType' },
+    operationType: rentalOperationTypeSchema,
     adminOverride: { type: 'boolean', default: false, description: 'Administrative override of failed end requirements.' },
-    userPosition: { $ref: '#/components/schemas/Position' },
+    userPosition: positionSchema,
   },
   additionalProperties: false,
 };
@@ -91,7 +92,7 @@ const eventSchema = {
     rentalId: nullable(id),
     guserId: nullable(id),
     adminGuser: nullable({ type: 'string' }),
-    position: nullable({ $ref: '#/components/schemas/Position' }),
+    position: nullable(positionSchema),
     description: nullable({ type: 'string' }),
     payload: nullable({ type: 'object' }),
   },

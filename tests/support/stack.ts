@@ -2,7 +2,7 @@
 // telemetry ingestor and vehicle simulator for one freshly seeded tenant.
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import proto from '@temporalio/proto';
 import { searchAttributeDefinitions } from '../../workflows/search-attributes.js';
@@ -27,6 +27,9 @@ export interface TestBackend {
   testEnv?: TestWorkflowEnvironment;
   stop(): Promise<void>;
 }
+
+// Expected business failures (refusals, timeouts) are logged by the SDK as warnings; keep test output readable.
+Runtime.install({ logger: new DefaultLogger('ERROR') });
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 /** The workflow bundle, built once per test file. */
