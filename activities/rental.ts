@@ -97,7 +97,8 @@ function reportedState(data: Record<string, unknown> | undefined | null): Report
   if (typeof data.odometerKm === 'number') state.odometerKm = data.odometerKm;
   if (typeof data.stateOfCharge === 'number') state.stateOfCharge = data.stateOfCharge;
   if (typeof data.locked === 'boolean') state.locked = data.locked;
-  if (data.powerState === 'ON' || data.powerState === 'OFF' || data.powerState === 'UNKNOWN') state.powerState = data.powerState;
+  if (data.powerState === 'ON' || data.powerState === 'OFF' || data.powerState === 'UNKNOWN')
+    state.powerState = data.powerState;
   return state;
 }
 
@@ -115,18 +116,32 @@ function applyReportedState(vehicle: Vehicle, reported: ReportedVehicleState | u
 }
 
 /** Activities of the rental workflow: each writes the rental row, the vehicle row and an event in one step. */
-export function createRentalActivities({ orm, vehicleCommands, defaultCommandTimeoutMs }: RentalActivityDeps) {
+export function createRentalActivities({
+  orm,
+  vehicleCommands,
+  defaultCommandTimeoutMs,
+}: RentalActivityDeps) {
   return {
     /** Holds the vehicle for the customer if every ready-to-rent rule passes; idempotent per rental id. */
     async reserveRental(input: ReserveRentalInput): Promise<ReservationResult> {
       return asActivity(() =>
         inTenantTransaction(orm, input.tenant, async (em) => {
-          const vehicle = await em.findOne(Vehicle, input.vehicleId, { lockMode: LockMode.PESSIMISTIC_WRITE });
+          const vehicle = await em.findOne(Vehicle, input.vehicleId, {
+            lockMode: LockMode.PESSIMISTIC_WRITE,
+          });
           if (!vehicle) throw new DomainError('V404');
           const category = await em.findOneOrFail(VehicleCategory, vehicle.category.id);
           const configuration = await categoryConfiguration(em, category.id);
-          const settingRow = await effectiveSetting(em, input.tenant, RENTAL_RESERVATION_SETTING_KEY, vehicle.branch.id);
-          const settings = { ...defaultReservationSettings, ...(settingRow?.value as Partial<RentalReservationSettings>) };
+          const settingRow = await effectiveSetting(
+            em,
+            input.tenant,
+            RENTAL_RESERVATION_SETTING_KEY,
+            vehicle.branch.id,
+          );
+          const settings = {
+            ...defaultReservationSettings,
+            ...(settingRow?.value as Partial<RentalReservationSettings>),
+          };
           const reservedAt = new Date(input.at);
           const outcome = (rental: Rental): ReservationResult => ({
             reservedAtMs: rental.reservedAt.getTime(),
@@ -143,7 +158,8 @@ export function createRentalActivities({ orm, vehicleCommands, defaultCommandTim
           const customer = await em.findOne(Customer, input.customerId);
           if (!customer) throw new DomainError('U106');
           if (customer.isBlocked) throw new DomainError('U131');
-          if (!category.bookable) throw new DomainError('R104', `vehicle category "${category.name}" is not bookable`);
+          if (!category.bookable)
+            throw new DomainError('R104', `vehicle category "${category.name}" is not bookable`);
           const readiness = vehicleReadiness({
             rentalState: vehicle.rentalState,
             serviceStateV2: vehicle.serviceStateV2,
@@ -154,13 +170,22 @@ export function createRentalActivities({ orm, vehicleCommands, defaultCommandTim
             configuration,
           });
           if (!readiness.available) {
-            const reasons = readiness.unavailabilityReasons.length ? readiness.unavailabilityReasons : [`rentalState ${vehicle.rentalState}`];
-            throw new DomainError('R103', `vehicle ${vehicle.code} is not ready to rent: ${reasons.join(', ')}`, {
-              unavailabilityReasons: readiness.unavailabilityReasons,
-              rentalState: vehicle.rentalState,
-            });
+            const reasons = readiness.unavailabilityReasons.length
+              ? readiness.unavailabilityReasons
+              : [`rentalState ${vehicle.rentalState}`];
+            throw new DomainError(
+              'R103',
+              `vehicle ${vehicle.code} is not ready to rent: ${reasons.join(', ')}`,
+              {
+                unavailabilityReasons: readiness.unavailabilityReasons,
+                rentalState: vehicle.rentalState,
+              },
+            );
           }
-          const open = await em.count(Rental, { customer: input.customerId, state: { $in: ['RESERVATION', 'ACTIVE'] } });
+          const open = await em.count(Rental, {
+            customer: input.customerId,
+            state: { $in: ['RESERVATION', 'ACTIVE'] },
+          });
           if (open > 0) throw new DomainError('R102');
 
           const rental = em.create(Rental, {
@@ -192,7 +217,8 @@ export function createRentalActivities({ orm, vehicleCommands, defaultCommandTim
             await em.flush();
           } catch (error) {
             if (isUniqueViolation(error, 'rental_one_open_per_customer')) throw new DomainError('R102');
-            if (isUniqueViolation(error, 'rental_one_open_per_vehicle')) throw new DomainError('R103', 'vehicle is already rented');
+            if (isUniqueViolation(error, 'rental_one_open_per_vehicle'))
+              throw new DomainError('R103', 'vehicle is already rented');
             throw error;
           }
           return outcome(rental);
@@ -235,7 +261,10 @@ export function createRentalActivities({ orm, vehicleCommands, defaultCommandTim
       } catch (error) {
         if (!(error instanceof VehicleCommandTimeoutError)) throw error;
         await recordCommandOutcome(orm, input, commandId, 'TIMEOUT', undefined, undefined);
-        throw ApplicationFailure.create({ type: 'V504', message: `vehicle did not answer ${input.command} within ${timeoutMs} ms` });
+        throw ApplicationFailure.create({
+          type: 'V504',
+          message: `vehicle did not answer ${input.command} within ${timeoutMs} ms`,
+        });
       }
       await recordCommandOutcome(orm, input, commandId, reply.status, reply.failureReason, reply.data);
       if (reply.status !== 'OK') {
@@ -259,15 +288,24 @@ export function createRentalActivities({ orm, vehicleCommands, defaultCommandTim
           const rental = await em.findOne(Rental, input.rentalId, { lockMode: LockMode.PESSIMISTIC_WRITE });
           if (!rental) throw new DomainError('R404');
           if (!input.expectedStates.includes(rental.state)) {
-            throw new DomainError('R201', `rental is ${rental.state}, expected ${input.expectedStates.join(' or ')}`);
+            throw new DomainError(
+              'R201',
+              `rental is ${rental.state}, expected ${input.expectedStates.join(' or ')}`,
+            );
           }
-          const vehicle = await em.findOneOrFail(Vehicle, rental.vehicle.id, { lockMode: LockMode.PESSIMISTIC_WRITE });
+          const vehicle = await em.findOneOrFail(Vehicle, rental.vehicle.id, {
+            lockMode: LockMode.PESSIMISTIC_WRITE,
+          });
           const at = new Date(input.at);
           rental.state = input.state;
           if (input.activeMode !== undefined) rental.activeMode = input.activeMode;
           if (input.reservationExpiresAt) rental.reservationExpiresAt = new Date(input.reservationExpiresAt);
           applyReportedState(vehicle, input.vehicle, at);
-          const position = input.vehicle?.position ?? (vehicle.latitude != null && vehicle.longitude != null ? { lat: vehicle.latitude, lng: vehicle.longitude } : null);
+          const position =
+            input.vehicle?.position ??
+            (vehicle.latitude != null && vehicle.longitude != null
+              ? { lat: vehicle.latitude, lng: vehicle.longitude }
+              : null);
           if (input.started) {
             rental.startedAt = at;
             rental.startPosition = position;
@@ -323,7 +361,10 @@ async function recordCommandOutcome(
       vehicleId: input.vehicleId,
       rentalId: input.rentalId ?? null,
       adminSubject: input.requestedBy,
-      description: status === 'OK' ? 'OK' : `${status}${failureReason?.description ? `: ${failureReason.description}` : ''}`,
+      description:
+        status === 'OK'
+          ? 'OK'
+          : `${status}${failureReason?.description ? `: ${failureReason.description}` : ''}`,
       payload: { commandId, status, failureReason: failureReason ?? null },
     });
   });

@@ -64,8 +64,14 @@ export function createApp(deps: ApiDeps): express.Express {
   app.get('/error-catalogue.json', (_req, res) => void res.json(Object.values(errorCatalogue)));
   app.use('/docs/assets', express.static(path.dirname(require.resolve('swagger-ui-dist/package.json'))));
   app.get('/docs', (_req, res) => void res.redirect('/docs/back'));
-  app.get('/docs/back', (_req, res) => void res.type('html').send(docsPage('fleetflow operator API', '/openapi/back.json')));
-  app.get('/docs/front', (_req, res) => void res.type('html').send(docsPage('fleetflow app API', '/openapi/front.json')));
+  app.get(
+    '/docs/back',
+    (_req, res) => void res.type('html').send(docsPage('fleetflow operator API', '/openapi/back.json')),
+  );
+  app.get(
+    '/docs/front',
+    (_req, res) => void res.type('html').send(docsPage('fleetflow app API', '/openapi/front.json')),
+  );
 
   app.use(express.json({ limit: '256kb' }));
   app.use(express.urlencoded({ extended: false, limit: '16kb' }));
@@ -73,7 +79,9 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use('/v1/:tenant/back', requireToken(tokens, 'back'));
   const frontRequired = requireToken(tokens, 'front');
   const frontOptional = optionalToken(tokens, 'front');
-  app.use('/v1/:tenant/front', (req, res, next) => (req.path === '/userevents' ? frontOptional : frontRequired)(req, res, next));
+  app.use('/v1/:tenant/front', (req, res, next) =>
+    (req.path === '/userevents' ? frontOptional : frontRequired)(req, res, next),
+  );
   app.use(validator(backDocument, /^\/v1\/[^/]+\/(back|auth)(\/|$)/, deps.validateResponses ?? false));
   app.use(validator(frontDocument, /^\/v1\/[^/]+\/front(\/|$)/, deps.validateResponses ?? false));
 

@@ -16,7 +16,10 @@ const AUDIENCE = 'fleetflow-api';
 export class TokenService {
   private readonly key: Uint8Array;
 
-  constructor(secret: string, private readonly ttlSeconds: number) {
+  constructor(
+    secret: string,
+    private readonly ttlSeconds: number,
+  ) {
     this.key = new TextEncoder().encode(secret);
   }
 
@@ -35,17 +38,32 @@ export class TokenService {
   /** Verifies a token: expired → 0001, anything else wrong → AUTH005. */
   async verify(token: string): Promise<Principal> {
     try {
-      const { payload } = await jwtVerify(token, this.key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
+      const { payload } = await jwtVerify(token, this.key, {
+        issuer: ISSUER,
+        audience: AUDIENCE,
+        algorithms: ['HS256'],
+      });
       const scope = payload.scope;
-      if (typeof payload.tid !== 'string' || typeof payload.sub !== 'string' || (scope !== 'back' && scope !== 'front')) {
+      if (
+        typeof payload.tid !== 'string' ||
+        typeof payload.sub !== 'string' ||
+        (scope !== 'back' && scope !== 'front')
+      ) {
         throw new DomainError('AUTH005', 'token is missing tenant, subject or scope');
       }
       const subjectType = payload.sty === 'OPERATOR' ? 'OPERATOR' : 'API_CLIENT';
       const prefix = subjectType === 'OPERATOR' ? 'operator' : 'client';
-      return { tenant: payload.tid, subjectId: payload.sub, subjectType, subject: `${prefix}:${payload.sub}`, scope };
+      return {
+        tenant: payload.tid,
+        subjectId: payload.sub,
+        subjectType,
+        subject: `${prefix}:${payload.sub}`,
+        scope,
+      };
     } catch (error) {
       if (error instanceof DomainError) throw error;
-      if (error instanceof joseErrors.JWTExpired) throw new DomainError('0001', 'access token expired; request a new one');
+      if (error instanceof joseErrors.JWTExpired)
+        throw new DomainError('0001', 'access token expired; request a new one');
       throw new DomainError('AUTH005');
     }
   }
@@ -59,10 +77,17 @@ function bearerToken(req: Request): string | undefined {
   return match[1];
 }
 
-async function authenticate(tokens: TokenService, req: Request, scope: InterfaceScope, token: string): Promise<void> {
+async function authenticate(
+  tokens: TokenService,
+  req: Request,
+  scope: InterfaceScope,
+  token: string,
+): Promise<void> {
   const principal = await tokens.verify(token);
-  if (principal.scope !== scope) throw new DomainError('0005', `token is for the ${principal.scope} interface, not ${scope}`);
-  if (principal.tenant !== pathTenant(req)) throw new DomainError('AUTH002', 'token belongs to another tenant');
+  if (principal.scope !== scope)
+    throw new DomainError('0005', `token is for the ${principal.scope} interface, not ${scope}`);
+  if (principal.tenant !== pathTenant(req))
+    throw new DomainError('AUTH002', 'token belongs to another tenant');
   req.context.principal = principal;
 }
 
@@ -103,7 +128,10 @@ export function tokenRouter(orm: MikroORM, tokens: TokenService, ttlSeconds: num
   router.post('/v1/:tenant/auth/token', async (req, res) => {
     const tenant = pathTenant(req);
     const body = req.body as { client_id?: string; client_secret?: string; scope?: InterfaceScope };
-    const credentials = basicCredentials(req) ?? { clientId: body.client_id ?? '', clientSecret: body.client_secret ?? '' };
+    const credentials = basicCredentials(req) ?? {
+      clientId: body.client_id ?? '',
+      clientSecret: body.client_secret ?? '',
+    };
     if (!credentials.clientId || !credentials.clientSecret) {
       throw new DomainError('0022', 'client_id and client_secret are required (body or HTTP Basic)');
     }
@@ -115,8 +143,14 @@ export function tokenRouter(orm: MikroORM, tokens: TokenService, ttlSeconds: num
       throw new DomainError('AUTH101', 'wrong client credentials');
     }
     const scope = body.scope ?? client.scopes[0];
-    if (!scope || !client.scopes.includes(scope)) throw new DomainError('AUTH217', `client may not request scope "${body.scope}"`);
-    const accessToken = await tokens.issue({ tenant, subjectType: 'API_CLIENT', subjectId: client.clientId, scope });
+    if (!scope || !client.scopes.includes(scope))
+      throw new DomainError('AUTH217', `client may not request scope "${body.scope}"`);
+    const accessToken = await tokens.issue({
+      tenant,
+      subjectType: 'API_CLIENT',
+      subjectId: client.clientId,
+      scope,
+    });
     res.setHeader('Cache-Control', 'no-store');
     res.json({ access_token: accessToken, token_type: 'Bearer', expires_in: ttlSeconds, scope });
   });

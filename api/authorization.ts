@@ -49,7 +49,12 @@ export class RequestAuthorizer {
   }
 
   /** Whether the caller holds a permission or role, on a branch, a business unit, or anywhere. */
-  async holds(query: { permission?: Permission; roleName?: string; branchId?: number; businessUnitId?: number }): Promise<boolean> {
+  async holds(query: {
+    permission?: Permission;
+    roleName?: string;
+    branchId?: number;
+    businessUnitId?: number;
+  }): Promise<boolean> {
     const grants = await this.loadGrants();
     let scoped = grants;
     if (query.branchId !== undefined) {
@@ -62,7 +67,8 @@ export class RequestAuthorizer {
           (grant.businessUnitId !== undefined && grant.businessUnitId === branch.businessUnit.id),
       );
     }
-    if (query.businessUnitId !== undefined) scoped = scoped.filter((grant) => grant.businessUnitId === query.businessUnitId);
+    if (query.businessUnitId !== undefined)
+      scoped = scoped.filter((grant) => grant.businessUnitId === query.businessUnitId);
     if (query.roleName !== undefined) scoped = scoped.filter((grant) => grant.roleName === query.roleName);
     return query.permission === undefined ? scoped.length > 0 : grantsAllowAnywhere(scoped, query.permission);
   }

@@ -13,7 +13,13 @@ export const assignTraceId: RequestHandler = (req, res, next) => {
 };
 
 /** Status codes express-openapi-validator and body parsers raise, mapped to catalogue codes. */
-const statusCodes: Record<number, string> = { 400: '0022', 404: '0020', 405: '0021', 413: '0024', 415: '0023' };
+const statusCodes: Record<number, string> = {
+  400: '0022',
+  404: '0020',
+  405: '0021',
+  413: '0024',
+  415: '0023',
+};
 
 interface HttpishError {
   status?: number;
@@ -48,7 +54,9 @@ export function toDomainError(error: unknown): DomainError {
   const status = httpish?.status ?? httpish?.statusCode;
   if (httpish?.type === 'entity.parse.failed') return new DomainError('AUTH001');
   if (status && statusCodes[status]) {
-    const detail = httpish.errors?.map((item) => `${item.path ?? ''} ${item.message ?? ''}`.trim()).join('; ');
+    const detail = httpish.errors
+      ?.map((item) => `${item.path ?? ''} ${item.message ?? ''}`.trim())
+      .join('; ');
     return new DomainError(statusCodes[status] as ErrorCodeLike, detail || httpish.message);
   }
   return new DomainError('0099', 'unexpected internal error; quote the traceId when reporting it');
@@ -59,11 +67,24 @@ export function errorHandler(log: (message: string) => void = console.error): Er
   return (error, req, res, _next) => {
     const domainError = toDomainError(error);
     const traceId = req.context?.traceId ?? randomBytes(16).toString('hex');
-    if (domainError.code === '0099') log(`[${traceId}] ${req.method} ${req.originalUrl}: ${(error as Error)?.stack ?? String(error)}`);
+    if (domainError.code === '0099')
+      log(`[${traceId}] ${req.method} ${req.originalUrl}: ${describeFault(error)}`);
     if (res.headersSent) return;
-    if (domainError.code === '0021') res.setHeader('Allow', (error as { headers?: { Allow?: string } }).headers?.Allow ?? '');
+    if (domainError.code === '0021')
+      res.setHeader('Allow', (error as { headers?: { Allow?: string } }).headers?.Allow ?? '');
     res.status(domainError.httpStatus).json(domainError.toBody(traceId));
   };
+}
+
+/** The error and its causes, for the log of an unexpected fault. */
+function describeFault(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 5; depth += 1) {
+    parts.push(current instanceof Error ? (current.stack ?? current.message) : String(current));
+    current = (current as { cause?: unknown }).cause;
+  }
+  return parts.join('\ncaused by: ');
 }
 
 /** Any path no router claims. */

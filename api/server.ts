@@ -29,7 +29,9 @@ export function readinessChecks(orm: MikroORM, mqtt: MqttClient, temporal: Conne
 export async function startApi(config: FleetflowConfig): Promise<RunningApi> {
   const { databaseUrl, mqttUrl, temporalAddress } = config;
   if (!databaseUrl || !mqttUrl || !temporalAddress) {
-    throw new Error('the API needs DATABASE_URL, MQTT_URL and TEMPORAL_ADDRESS (npm start sets them for the embedded stack)');
+    throw new Error(
+      'the API needs DATABASE_URL, MQTT_URL and TEMPORAL_ADDRESS (npm start sets them for the embedded stack)',
+    );
   }
   const orm = await connectOrm(databaseUrl);
   const mqtt = await connectMqtt(mqttUrl, `fleetflow-api-${process.pid}`);

@@ -5,7 +5,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * settings on a parent apply to its children, so both authorization and settings walk this list.
  */
 export async function branchAncestry(em: EntityManager, tenant: string, branchId: number): Promise<number[]> {
-  const rows = await em.getConnection().execute<{ id: number }[]>(
+  const rows = await em.execute<{ id: number }[]>(
     `with recursive chain(id, parent_id, depth) as (
        select id, parent_id, 0 from branch where id = ? and tenant_id = ?
        union all
@@ -17,8 +17,12 @@ export async function branchAncestry(em: EntityManager, tenant: string, branchId
 }
 
 /** Every descendant of the branch including itself, for lists with includeChildBranches. */
-export async function branchWithDescendants(em: EntityManager, tenant: string, branchId: number): Promise<number[]> {
-  const rows = await em.getConnection().execute<{ id: number }[]>(
+export async function branchWithDescendants(
+  em: EntityManager,
+  tenant: string,
+  branchId: number,
+): Promise<number[]> {
+  const rows = await em.execute<{ id: number }[]>(
     `with recursive tree(id, depth) as (
        select id, 0 from branch where id = ? and tenant_id = ?
        union all

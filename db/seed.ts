@@ -16,6 +16,8 @@ import { RENTAL_RESERVATION_SETTING_KEY, defaultReservationSettings } from '../d
 import { hashSecret } from '../platform/secrets.js';
 
 export const DEMO_TENANT = 'demo';
+/** The district branch that holds the seeded fleet. */
+export const DEMO_BRANCH_CODE = 'berlin-mitte';
 /** Demo credentials printed by `npm start` and the README; only for the local demo tenant. */
 export const demoOperatorClient = { clientId: 'demo-operator', clientSecret: 'demo-operator-secret' };
 export const demoAppClient = { clientId: 'demo-app', clientSecret: 'demo-app-secret' };
@@ -30,22 +32,22 @@ const berlinSpots: Array<[string, number, number]> = [
   ['Friedrichstr. 100', 52.52085, 13.38766],
   ['Unter den Linden 77', 52.51629, 13.37991],
   ['Gendarmenmarkt', 52.51368, 13.39273],
-  ['Leipziger Str. 60', 52.51080, 13.39455],
-  ['Potsdamer Platz', 52.50960, 13.37609],
+  ['Leipziger Str. 60', 52.5108, 13.39455],
+  ['Potsdamer Platz', 52.5096, 13.37609],
   ['Checkpoint Charlie', 52.50754, 13.39034],
   ['Oranienstr. 40', 52.50113, 13.41871],
   ['Kottbusser Tor', 52.49906, 13.41812],
   ['Moritzplatz', 52.50374, 13.41064],
-  ['Jannowitzbrücke', 52.51520, 13.41870],
+  ['Jannowitzbrücke', 52.5152, 13.4187],
   ['Strausberger Platz', 52.51822, 13.42868],
   ['Bernauer Str. 111', 52.53741, 13.39633],
-  ['Zionskirchplatz', 52.53520, 13.40489],
+  ['Zionskirchplatz', 52.5352, 13.40489],
   ['Senefelderplatz', 52.53255, 13.41272],
   ['Invalidenstr. 43', 52.53003, 13.38053],
   ['Oranienburger Str. 32', 52.52486, 13.39335],
   ['Museumsinsel, Bodestr.', 52.52088, 13.39686],
   ['Spittelmarkt', 52.51131, 13.40392],
-  ['Warschauer Str. 70', 52.50590, 13.44900],
+  ['Warschauer Str. 70', 52.5059, 13.449],
 ];
 
 export interface SeededTenant {
@@ -71,7 +73,11 @@ export async function seedDemoTenant(rootEm: EntityManager): Promise<{ created: 
  * 24 vehicles of two categories at real Berlin street corners, a sibling branch, customers, roles,
  * an operator API client (back) and an app client (front), and the reservation setting.
  */
-export async function seedTenant(rootEm: EntityManager, tenantId: string, name: string): Promise<SeededTenant> {
+export async function seedTenant(
+  rootEm: EntityManager,
+  tenantId: string,
+  name: string,
+): Promise<SeededTenant> {
   return rootEm.fork().transactional(async (tx) => {
     const tenant = tx.create(Tenant, { id: tenantId, name });
     const unit = tx.create(BusinessUnit, {
@@ -83,11 +89,17 @@ export async function seedTenant(rootEm: EntityManager, tenantId: string, name: 
       taxPercentage: '19.00',
       scale: 2,
     });
-    const city = tx.create(Branch, { tenant, name: 'Berlin', code: 'berlin', businessUnit: unit, timeZoneId: 'Europe/Berlin' });
+    const city = tx.create(Branch, {
+      tenant,
+      name: 'Berlin',
+      code: 'berlin',
+      businessUnit: unit,
+      timeZoneId: 'Europe/Berlin',
+    });
     const mitte = tx.create(Branch, {
       tenant,
       name: 'Berlin Mitte',
-      code: 'berlin-mitte',
+      code: DEMO_BRANCH_CODE,
       parent: city,
       businessUnit: unit,
       timeZoneId: 'Europe/Berlin',
@@ -149,9 +161,19 @@ export async function seedTenant(rootEm: EntityManager, tenantId: string, name: 
       ['deniz.yilmaz@example.com', 'Deniz', 'Yılmaz'],
     ];
     const customerRows = customers.map(([email, firstName, lastName]) =>
-      tx.create(Customer, { tenant, email: email!, firstName: firstName!, lastName: lastName!, homeBusinessUnit: unit }),
+      tx.create(Customer, {
+        tenant,
+        email: email!,
+        firstName: firstName!,
+        lastName: lastName!,
+        homeBusinessUnit: unit,
+      }),
     );
-    const operations = tx.create(Role, { tenant, name: 'Fleet operations', permissions: [...operationalPermissions] });
+    const operations = tx.create(Role, {
+      tenant,
+      name: 'Fleet operations',
+      permissions: [...operationalPermissions],
+    });
     const finance = tx.create(Role, { tenant, name: 'Finance', permissions: [...financePermissions] });
     tx.create(Role, { tenant, name: 'Administrator', permissions: [...allPermissions] });
     const operator = tx.create(ApiClient, {
@@ -168,8 +190,20 @@ export async function seedTenant(rootEm: EntityManager, tenantId: string, name: 
       secretHash: await hashSecret(demoAppClient.clientSecret),
       scopes: ['front'],
     });
-    tx.create(RoleAssignment, { tenant, role: operations, subjectType: 'API_CLIENT', subjectId: operator.clientId, branch: city });
-    tx.create(RoleAssignment, { tenant, role: finance, subjectType: 'API_CLIENT', subjectId: operator.clientId, businessUnit: unit });
+    tx.create(RoleAssignment, {
+      tenant,
+      role: operations,
+      subjectType: 'API_CLIENT',
+      subjectId: operator.clientId,
+      branch: city,
+    });
+    tx.create(RoleAssignment, {
+      tenant,
+      role: finance,
+      subjectType: 'API_CLIENT',
+      subjectId: operator.clientId,
+      businessUnit: unit,
+    });
     tx.create(Setting, {
       tenant,
       key: RENTAL_RESERVATION_SETTING_KEY,

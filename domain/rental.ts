@@ -1,11 +1,30 @@
 // Pure rental rules shared by the API, activities and workflows (no I/O, no Node built-ins).
 
-export const rentalStates = ['RESERVATION', 'ACTIVE', 'EXPIRED', 'CANCELLED', 'ENDED', 'ENDED_NO_MOVEMENT'] as const;
+export const rentalStates = [
+  'RESERVATION',
+  'ACTIVE',
+  'EXPIRED',
+  'CANCELLED',
+  'ENDED',
+  'ENDED_NO_MOVEMENT',
+] as const;
 export type RentalState = (typeof rentalStates)[number];
 
-export const terminalRentalStates: readonly RentalState[] = ['EXPIRED', 'CANCELLED', 'ENDED', 'ENDED_NO_MOVEMENT'];
+export const terminalRentalStates: readonly RentalState[] = [
+  'EXPIRED',
+  'CANCELLED',
+  'ENDED',
+  'ENDED_NO_MOVEMENT',
+];
 
-export const rentalOperationTypes = ['START', 'END', 'PARK', 'DRIVE', 'RENEW_RESERVATION', 'OPEN_TAILBOX'] as const;
+export const rentalOperationTypes = [
+  'START',
+  'END',
+  'PARK',
+  'DRIVE',
+  'RENEW_RESERVATION',
+  'OPEN_TAILBOX',
+] as const;
 export type RentalOperationType = (typeof rentalOperationTypes)[number];
 
 /** Driving or parking while a rental is ACTIVE; each switch opens a new price phase. */
@@ -69,7 +88,10 @@ export function renewedReservationExpiry(
 }
 
 /** Vehicle rental state that mirrors a rental state (and active mode). */
-export function vehicleStateForRental(state: RentalState, mode?: ActiveMode): 'AVAILABLE' | 'RESERVATION' | 'DRIVING' | 'PARKING' {
+export function vehicleStateForRental(
+  state: RentalState,
+  mode?: ActiveMode,
+): 'AVAILABLE' | 'RESERVATION' | 'DRIVING' | 'PARKING' {
   if (state === 'RESERVATION') return 'RESERVATION';
   if (state === 'ACTIVE') return mode === 'PARKING' ? 'PARKING' : 'DRIVING';
   return 'AVAILABLE';

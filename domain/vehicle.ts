@@ -5,11 +5,32 @@ export type VehicleRentalState = (typeof vehicleRentalStates)[number];
 
 /** Service states named by the spec's VEHICLE_SERVICE_STATE_V2_ event family. */
 export const serviceStatesV2 = [
-  'FUNCTIONAL', 'INSPECT', 'RELOCATE', 'COLLECT', 'COLLECT_EXTERNAL', 'SERVICE_ON_SITE', 'SERVICE_WORKSHOP',
-  'SERVICE_WORKSHOP_INSURANCE', 'SERVICE_WORKSHOP_QUEUE', 'SERVICE_EXTERNAL', 'SERVICE_MECHANICS', 'REPLACE',
-  'IMPOUNDED', 'LOST', 'RETIRED', 'MAINTENANCE', 'OTHER', 'WAITING_FOR_PARTS', 'UNREPAIRABLE', 'DEFLEETED',
-  'OPERATIONAL_HOLD', 'AWAITING_ACTION', 'REGULATORY_INSPECTION', 'REGULATORY_INSPECTION_READY',
-  'READY_FOR_DEPLOYMENT', 'READY_FOR_DEPLOYMENT_NEW',
+  'FUNCTIONAL',
+  'INSPECT',
+  'RELOCATE',
+  'COLLECT',
+  'COLLECT_EXTERNAL',
+  'SERVICE_ON_SITE',
+  'SERVICE_WORKSHOP',
+  'SERVICE_WORKSHOP_INSURANCE',
+  'SERVICE_WORKSHOP_QUEUE',
+  'SERVICE_EXTERNAL',
+  'SERVICE_MECHANICS',
+  'REPLACE',
+  'IMPOUNDED',
+  'LOST',
+  'RETIRED',
+  'MAINTENANCE',
+  'OTHER',
+  'WAITING_FOR_PARTS',
+  'UNREPAIRABLE',
+  'DEFLEETED',
+  'OPERATIONAL_HOLD',
+  'AWAITING_ACTION',
+  'REGULATORY_INSPECTION',
+  'REGULATORY_INSPECTION_READY',
+  'READY_FOR_DEPLOYMENT',
+  'READY_FOR_DEPLOYMENT_NEW',
 ] as const;
 export type ServiceStateV2 = (typeof serviceStatesV2)[number];
 
@@ -22,7 +43,12 @@ export type BatteryLevel = (typeof batteryLevels)[number];
 export const powerStates = ['ON', 'OFF', 'UNKNOWN'] as const;
 export type PowerState = (typeof powerStates)[number];
 
-export const unavailabilityReasons = ['OUT_OF_ORDER', 'BATTERY_TOO_LOW', 'OFFLINE', 'MUST_REMAIN_ON_CHARGER'] as const;
+export const unavailabilityReasons = [
+  'OUT_OF_ORDER',
+  'BATTERY_TOO_LOW',
+  'OFFLINE',
+  'MUST_REMAIN_ON_CHARGER',
+] as const;
 export type UnavailabilityReason = (typeof unavailabilityReasons)[number];
 
 /** Lower bounds (state of charge, percent) of each battery level; configured per vehicle category. */
@@ -66,7 +92,10 @@ export function effectiveCategoryConfiguration(
 }
 
 /** Battery level of a state of charge under the category's thresholds. */
-export function batteryLevelFor(stateOfCharge: number | null | undefined, levels: SocLevels = defaultSocLevels): BatteryLevel {
+export function batteryLevelFor(
+  stateOfCharge: number | null | undefined,
+  levels: SocLevels = defaultSocLevels,
+): BatteryLevel {
   if (stateOfCharge === null || stateOfCharge === undefined || Number.isNaN(stateOfCharge)) return 'UNKNOWN';
   if (stateOfCharge >= levels.high) return 'HIGH';
   if (stateOfCharge >= levels.medium) return 'MEDIUM';

@@ -58,7 +58,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): FleetflowConfi
     jwtSecret: env.JWT_SECRET || 'fleetflow-local-development-secret-change-me',
     tokenTtlSeconds: intFromEnv(env, 'TOKEN_TTL_SECONDS', 3600),
     dataDir,
-    cacheDir: path.resolve(env.FLEETFLOW_CACHE_DIR || path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'fleetflow')),
+    cacheDir: path.resolve(
+      env.FLEETFLOW_CACHE_DIR ||
+        path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'fleetflow'),
+    ),
     embeddedPostgresPort: intFromEnv(env, 'EMBEDDED_POSTGRES_PORT', 5432),
     embeddedMqttPort: intFromEnv(env, 'EMBEDDED_MQTT_PORT', 1883),
     temporalDevServerPort: intFromEnv(env, 'TEMPORAL_DEV_SERVER_PORT', 7233),

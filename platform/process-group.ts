@@ -98,8 +98,12 @@ export class ProcessGroup {
    */
   installSignalHandlers(): () => void {
     let received = 0;
+    let firstAt = 0;
     const handler = (signal: NodeJS.Signals): void => {
+      // Ctrl-C reaches npm, tsx and node at once (tsx also relays it): a repeat within a moment is the same press.
+      if (received > 0 && Date.now() - firstAt < 1500) return;
       received += 1;
+      firstAt ||= Date.now();
       if (received > 1) {
         process.stderr.write(`Received ${signal} again, killing all processes\n`);
         for (const managed of this.processes) signalTree(managed.child, 'SIGKILL');

@@ -27,11 +27,18 @@ afterAll(async () => {
 });
 
 async function vehicleOf(index: number) {
-  const vehicles = await tenantEm(backend.orm, backend.seed.tenant).find(Vehicle, {}, { orderBy: { id: 'asc' } });
+  const vehicles = await tenantEm(backend.orm, backend.seed.tenant).find(
+    Vehicle,
+    {},
+    { orderBy: { id: 'asc' } },
+  );
   return vehicles[index]!;
 }
 
-async function reserve(vehicleIndex: number, customerIndex: number): Promise<{ handle: WorkflowHandle<typeof rentalWorkflow>; input: RentalWorkflowInput }> {
+async function reserve(
+  vehicleIndex: number,
+  customerIndex: number,
+): Promise<{ handle: WorkflowHandle<typeof rentalWorkflow>; input: RentalWorkflowInput }> {
   const vehicle = await vehicleOf(vehicleIndex);
   const input: RentalWorkflowInput = {
     tenant: backend.seed.tenant,
@@ -62,9 +69,12 @@ async function failureType(promise: Promise<unknown>): Promise<string | undefine
   throw new Error('expected the update to fail');
 }
 
-const rentalRow = (rentalId: number) => tenantEm(backend.orm, backend.seed.tenant).findOneOrFail(Rental, rentalId);
+const rentalRow = (rentalId: number) =>
+  tenantEm(backend.orm, backend.seed.tenant).findOneOrFail(Rental, rentalId);
 const eventTypes = async (rentalId: number) =>
-  (await tenantEm(backend.orm, backend.seed.tenant).find(Event, { rentalId }, { orderBy: { id: 'asc' } })).map((event) => event.type);
+  (
+    await tenantEm(backend.orm, backend.seed.tenant).find(Event, { rentalId }, { orderBy: { id: 'asc' } })
+  ).map((event) => event.type);
 
 test('an untouched reservation expires after rental.reservation minutes (time-skipped)', async () => {
   const { handle, input } = await reserve(0, 0);
@@ -85,14 +95,22 @@ test('an untouched reservation expires after rental.reservation minutes (time-sk
 test('START unlocks the vehicle over MQTT, END locks it; the timer no longer applies once ACTIVE', async () => {
   const { handle, input } = await reserve(1, 1);
   await handle.executeUpdate(awaitReservationUpdate);
-  const started = await handle.executeUpdate(rentalOperationUpdate, { args: [{ operationType: 'START', requestedBy: 'client:test' }] });
+  const started = await handle.executeUpdate(rentalOperationUpdate, {
+    args: [{ operationType: 'START', requestedBy: 'client:test' }],
+  });
   expect(started.state).toBe('ACTIVE');
   expect(backend.simulator.getVehicle(String(input.vehicleId))?.locked).toBe(false);
   await backend.testEnv!.sleep('1 hour');
   expect((await handle.query(rentalStatusQuery)).state).toBe('ACTIVE');
 
-  expect(await failureType(handle.executeUpdate(cancelReservationUpdate, { args: [{ requestedBy: 'client:test' }] }))).toBe('R201');
-  const ended = await handle.executeUpdate(rentalOperationUpdate, { args: [{ operationType: 'END', requestedBy: 'client:test' }] });
+  expect(
+    await failureType(
+      handle.executeUpdate(cancelReservationUpdate, { args: [{ requestedBy: 'client:test' }] }),
+    ),
+  ).toBe('R201');
+  const ended = await handle.executeUpdate(rentalOperationUpdate, {
+    args: [{ operationType: 'END', requestedBy: 'client:test' }],
+  });
   expect(ended.state).toBe('ENDED');
   expect(backend.simulator.getVehicle(String(input.vehicleId))?.locked).toBe(true);
   expect((await handle.result()).state).toBe('ENDED');
@@ -113,14 +131,24 @@ test('a vehicle that refuses to unlock fails START with R173 and leaves the rese
   await handle.executeUpdate(awaitReservationUpdate);
   backend.simulator.setBehaviour(String(input.vehicleId), 'REFUSE');
   try {
-    expect(await failureType(handle.executeUpdate(rentalOperationUpdate, { args: [{ operationType: 'START', requestedBy: 'client:test' }] }))).toBe('R173');
+    expect(
+      await failureType(
+        handle.executeUpdate(rentalOperationUpdate, {
+          args: [{ operationType: 'START', requestedBy: 'client:test' }],
+        }),
+      ),
+    ).toBe('R173');
   } finally {
     backend.simulator.setBehaviour(String(input.vehicleId), 'NORMAL');
   }
   expect((await handle.query(rentalStatusQuery)).state).toBe('RESERVATION');
-  const renewed = await handle.executeUpdate(rentalOperationUpdate, { args: [{ operationType: 'RENEW_RESERVATION', requestedBy: 'client:test' }] });
+  const renewed = await handle.executeUpdate(rentalOperationUpdate, {
+    args: [{ operationType: 'RENEW_RESERVATION', requestedBy: 'client:test' }],
+  });
   expect(renewed.reservationExpiresAtMs).toBeGreaterThan(renewed.reservedAtMs! + 15 * 60_000 - 1);
-  const cancelled = await handle.executeUpdate(cancelReservationUpdate, { args: [{ requestedBy: 'client:test' }] });
+  const cancelled = await handle.executeUpdate(cancelReservationUpdate, {
+    args: [{ requestedBy: 'client:test' }],
+  });
   expect(cancelled.state).toBe('CANCELLED');
   expect((await vehicleOf(3)).rentalState).toBe('AVAILABLE');
 });
@@ -130,6 +158,9 @@ test('a customer with an open rental cannot reserve a second vehicle (R102); the
   await first.handle.executeUpdate(awaitReservationUpdate);
   const second = await reserve(5, 3);
   expect(await failureType(second.handle.executeUpdate(awaitReservationUpdate))).toBe('R102');
-  expect((await first.handle.executeUpdate(cancelReservationUpdate, { args: [{ requestedBy: 'client:test' }] })).state).toBe('CANCELLED');
+  expect(
+    (await first.handle.executeUpdate(cancelReservationUpdate, { args: [{ requestedBy: 'client:test' }] }))
+      .state,
+  ).toBe('CANCELLED');
   expect((await second.handle.result()).state).toBe('REJECTED');
 });

@@ -12,7 +12,9 @@ const databaseUrl = config.databaseUrl;
 const mqttUrl = config.mqttUrl;
 const temporalAddress = config.temporalAddress;
 if (!databaseUrl || !mqttUrl || !temporalAddress) {
-  console.error('worker needs DATABASE_URL, MQTT_URL and TEMPORAL_ADDRESS (npm start sets them for the embedded stack)');
+  console.error(
+    'worker needs DATABASE_URL, MQTT_URL and TEMPORAL_ADDRESS (npm start sets them for the embedded stack)',
+  );
   process.exit(2);
 }
 

@@ -37,7 +37,9 @@ export class TelemetryIngestor {
 
   async start(): Promise<void> {
     this.mqtt.on('message', this.onMessage);
-    await this.mqtt.subscribeAsync([vehicleTopicFilter('telemetry'), vehicleTopicFilter('state')], { qos: 1 });
+    await this.mqtt.subscribeAsync([vehicleTopicFilter('telemetry'), vehicleTopicFilter('state')], {
+      qos: 1,
+    });
     this.timer = setInterval(() => void this.flush(), this.options.flushIntervalMs ?? 1000);
   }
 
@@ -83,14 +85,19 @@ export class TelemetryIngestor {
   }
 }
 
-async function applyReports(em: EntityManager, tenant: string, reports: Map<number, PendingReport>): Promise<void> {
+async function applyReports(
+  em: EntityManager,
+  tenant: string,
+  reports: Map<number, PendingReport>,
+): Promise<void> {
   const vehicles = await em.find(Vehicle, { id: { $in: [...reports.keys()] } });
   const configurations = new Map<number, VehicleCategoryConfiguration>();
   for (const vehicle of vehicles) {
     const report = reports.get(vehicle.id)!;
     const telemetry = report.telemetry;
     if (telemetry) {
-      const configuration = configurations.get(vehicle.category.id) ?? (await categoryConfiguration(em, vehicle.category.id));
+      const configuration =
+        configurations.get(vehicle.category.id) ?? (await categoryConfiguration(em, vehicle.category.id));
       configurations.set(vehicle.category.id, configuration);
       vehicle.latitude = telemetry.position.lat;
       vehicle.longitude = telemetry.position.lng;

@@ -19,7 +19,9 @@ export interface FleetflowWorkerDeps {
 }
 
 /** Every activity the fleetflow task queue serves, wired to its dependencies. */
-export function createActivities(deps: Pick<FleetflowWorkerDeps, 'orm' | 'vehicleCommands' | 'vehicleCommandTimeoutMs'>) {
+export function createActivities(
+  deps: Pick<FleetflowWorkerDeps, 'orm' | 'vehicleCommands' | 'vehicleCommandTimeoutMs'>,
+) {
   return {
     ...createRentalActivities({
       orm: deps.orm,

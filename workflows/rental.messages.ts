@@ -1,6 +1,11 @@
 // Messages of the rental workflow; the API imports these without importing workflow code.
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { ActiveMode, RentalOperationType, RentalReservationSettings, RentalState } from '../domain/rental.js';
+import type {
+  ActiveMode,
+  RentalOperationType,
+  RentalReservationSettings,
+  RentalState,
+} from '../domain/rental.js';
 
 export const RENTAL_WORKFLOW_TYPE = 'rentalWorkflow';
 
@@ -53,10 +58,14 @@ export interface RentalOperationRequest {
 export const awaitReservationUpdate = defineUpdate<RentalWorkflowSnapshot>('awaitReservation');
 
 /** Runs START, END, PARK, DRIVE, RENEW_RESERVATION or OPEN_TAILBOX and answers with the new state. */
-export const rentalOperationUpdate = defineUpdate<RentalWorkflowSnapshot, [RentalOperationRequest]>('rentalOperation');
+export const rentalOperationUpdate = defineUpdate<RentalWorkflowSnapshot, [RentalOperationRequest]>(
+  'rentalOperation',
+);
 
 /** Cancels a reservation (DELETE /rentals/{id}); only while RESERVATION. */
-export const cancelReservationUpdate = defineUpdate<RentalWorkflowSnapshot, [{ requestedBy: string }]>('cancelReservation');
+export const cancelReservationUpdate = defineUpdate<RentalWorkflowSnapshot, [{ requestedBy: string }]>(
+  'cancelReservation',
+);
 
 /** The workflow's live view, for ops and for diagnosing a rental stuck between states. */
 export const rentalStatusQuery = defineQuery<RentalWorkflowSnapshot>('rentalStatus');

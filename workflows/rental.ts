@@ -34,14 +34,25 @@ const nonRetryableTypes = ['R102', 'R103', 'R104', 'R201', 'U106', 'U131', 'V404
 
 const records = proxyActivities<RentalActivities>({
   startToCloseTimeout: '20 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10, nonRetryableErrorTypes: nonRetryableTypes },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 10,
+    nonRetryableErrorTypes: nonRetryableTypes,
+  },
 });
 
 // A vehicle that does not answer is retried with the same command id (the device deduplicates), then
 // reported; the operator is waiting on the HTTP call, so attempts are few.
 const vehicle = proxyActivities<RentalActivities>({
   startToCloseTimeout: '40 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumAttempts: 2, nonRetryableErrorTypes: nonRetryableTypes },
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumAttempts: 2,
+    nonRetryableErrorTypes: nonRetryableTypes,
+  },
 });
 
 function refusal(code: string, message?: string, details?: Record<string, unknown>): ApplicationFailure {
@@ -64,7 +75,9 @@ function vehicleFailure(operationCode: string | undefined, error: unknown): Appl
   const cause = businessFailure(error);
   const code = operationCode ?? cause?.type ?? 'V504';
   const reason = cause?.message ?? 'vehicle did not answer';
-  return refusal(code, `${catalogueEntry(code).meaning}: ${reason}`, { vehicleErrorCode: cause?.type ?? 'V504' });
+  return refusal(code, `${catalogueEntry(code).meaning}: ${reason}`, {
+    vehicleErrorCode: cause?.type ?? 'V504',
+  });
 }
 
 /** One rental from reservation to its end: owns every transition, the reservation timer and the vehicle commands. */
@@ -100,7 +113,12 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
 
   async function runOperation(request: RentalOperationRequest): Promise<RentalWorkflowSnapshot> {
     const at = new Date().toISOString();
-    const base = { ...common, at, requestedBy: request.requestedBy, adminOverride: request.adminOverride ?? false };
+    const base = {
+      ...common,
+      at,
+      requestedBy: request.requestedBy,
+      adminOverride: request.adminOverride ?? false,
+    };
     switch (request.operationType) {
       case 'START': {
         const reply = await command('UNLOCK', request.requestedBy, 'R173', snapshot.startTimeoutSeconds);
@@ -183,7 +201,10 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
   }
 
   /** Runs one state-changing step at a time; the validators reject anything else meanwhile (R202). */
-  async function exclusively<T>(name: RentalWorkflowSnapshot['operationInProgress'], step: () => Promise<T>): Promise<T> {
+  async function exclusively<T>(
+    name: RentalWorkflowSnapshot['operationInProgress'],
+    step: () => Promise<T>,
+  ): Promise<T> {
     snapshot.operationInProgress = name;
     try {
       return await step();
@@ -193,7 +214,8 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
   }
 
   function assertIdle(): void {
-    if (snapshot.operationInProgress) throw refusal('R202', `${catalogueEntry('R202').meaning} (${snapshot.operationInProgress})`);
+    if (snapshot.operationInProgress)
+      throw refusal('R202', `${catalogueEntry('R202').meaning} (${snapshot.operationInProgress})`);
   }
 
   setHandler(rentalStatusQuery, view);
@@ -205,15 +227,29 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
     return view();
   });
 
-  setHandler(rentalOperationUpdate, (request) => exclusively(request.operationType, () => runOperation(request)), {
-    validator: (request) => {
-      assertIdle();
-      if (snapshot.state === 'PENDING' || snapshot.state === 'REJECTED') throw refusal('R201');
-      const refused = operationRefusal(request.operationType, snapshot.state, snapshot.activeMode, snapshot.disallowedOperations);
-      if (refused) throw refusal(refused, `${catalogueEntry(refused).meaning}: ${request.operationType} in ${snapshot.state}`);
-      if (request.operationType === 'OPEN_TAILBOX' && !snapshot.hasTailbox) throw refusal('R204', 'this vehicle has no tailbox');
+  setHandler(
+    rentalOperationUpdate,
+    (request) => exclusively(request.operationType, () => runOperation(request)),
+    {
+      validator: (request) => {
+        assertIdle();
+        if (snapshot.state === 'PENDING' || snapshot.state === 'REJECTED') throw refusal('R201');
+        const refused = operationRefusal(
+          request.operationType,
+          snapshot.state,
+          snapshot.activeMode,
+          snapshot.disallowedOperations,
+        );
+        if (refused)
+          throw refusal(
+            refused,
+            `${catalogueEntry(refused).meaning}: ${request.operationType} in ${snapshot.state}`,
+          );
+        if (request.operationType === 'OPEN_TAILBOX' && !snapshot.hasTailbox)
+          throw refusal('R204', 'this vehicle has no tailbox');
+      },
     },
-  });
+  );
 
   setHandler(
     cancelReservationUpdate,
@@ -235,7 +271,8 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
     {
       validator: (_request) => {
         assertIdle();
-        if (snapshot.state !== 'RESERVATION') throw refusal('R201', `only a reservation can be cancelled; the rental is ${snapshot.state}`);
+        if (snapshot.state !== 'RESERVATION')
+          throw refusal('R201', `only a reservation can be cancelled; the rental is ${snapshot.state}`);
       },
     },
   );
@@ -268,7 +305,9 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
     }
     if (input.startImmediately) {
       // A failed immediate start leaves a valid reservation: the caller sees RESERVATION and may retry START.
-      await exclusively('START', () => runOperation({ operationType: 'START', requestedBy: input.requestedBy })).catch(() => undefined);
+      await exclusively('START', () =>
+        runOperation({ operationType: 'START', requestedBy: input.requestedBy }),
+      ).catch(() => undefined);
     }
     initialStepsDone = true;
   }
@@ -278,7 +317,10 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
       const deadline = snapshot.reservationExpiresAtMs!;
       const remaining = deadline - Date.now();
       if (remaining > 0) {
-        await condition(() => snapshot.state !== 'RESERVATION' || snapshot.reservationExpiresAtMs !== deadline, remaining);
+        await condition(
+          () => snapshot.state !== 'RESERVATION' || snapshot.reservationExpiresAtMs !== deadline,
+          remaining,
+        );
       } else if (snapshot.operationInProgress) {
         await condition(() => !snapshot.operationInProgress);
       } else {
@@ -312,4 +354,3 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
   await condition(allHandlersFinished);
   return { rentalId: input.rentalId, state: snapshot.state };
 }
-

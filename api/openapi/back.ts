@@ -32,12 +32,22 @@ const rentalSchema = {
     vehicle: {
       type: 'object',
       required: ['id', 'code', 'categoryId'],
-      properties: { id, code: { type: 'string' }, categoryId: id, licensePlate: nullable({ type: 'string' }) },
+      properties: {
+        id,
+        code: { type: 'string' },
+        categoryId: id,
+        licensePlate: nullable({ type: 'string' }),
+      },
     },
     user: {
       type: 'object',
       required: ['id', 'firstName', 'lastName', 'email'],
-      properties: { id, firstName: { type: 'string' }, lastName: { type: 'string' }, email: { type: 'string' } },
+      properties: {
+        id,
+        firstName: { type: 'string' },
+        lastName: { type: 'string' },
+        email: { type: 'string' },
+      },
     },
     createdBy: nullable({ type: 'string' }),
     reservedAt: dateTime,
@@ -56,14 +66,19 @@ const rentalSchema = {
 
 const adminAddRentalSchema = {
   type: 'object',
-  description: 'Normal rental creation plus operator context: the operator creates a rental for a customer. Give exactly one of vehicleId and vehicleCode.',
+  description:
+    'Normal rental creation plus operator context: the operator creates a rental for a customer. Give exactly one of vehicleId and vehicleCode.',
   required: ['guserId'],
   properties: {
     guserId: { ...id, description: 'Customer the rental is for.' },
     vehicleId: id,
     vehicleCode: { type: 'string', minLength: 1, maxLength: 64 },
     branchId: { ...id, description: "Optional; must be the vehicle's branch when given." },
-    startImmediately: { type: 'boolean', default: false, description: 'Create an ACTIVE rental (unlocks the vehicle).' },
+    startImmediately: {
+      type: 'boolean',
+      default: false,
+      description: 'Create an ACTIVE rental (unlocks the vehicle).',
+    },
   },
   oneOf: [{ required: ['vehicleId'] }, { required: ['vehicleCode'] }],
   additionalProperties: false,
@@ -74,7 +89,11 @@ const rentalOperationSchema = {
   required: ['operationType'],
   properties: {
     operationType: rentalOperationTypeSchema,
-    adminOverride: { type: 'boolean', default: false, description: 'Administrative override of failed end requirements.' },
+    adminOverride: {
+      type: 'boolean',
+      default: false,
+      description: 'Administrative override of failed end requirements.',
+    },
     userPosition: positionSchema,
   },
   additionalProperties: false,
@@ -126,17 +145,36 @@ export const backDocument = {
           tenantParameter,
           { name: 'branchId', in: 'query', required: true, schema: id },
           { name: 'includeChildBranches', in: 'query', schema: { type: 'boolean', default: false } },
-          { name: 'state', in: 'query', description: 'Repeatable.', schema: { type: 'array', items: rentalStateSchema }, style: 'form', explode: true },
+          {
+            name: 'state',
+            in: 'query',
+            description: 'Repeatable.',
+            schema: { type: 'array', items: rentalStateSchema },
+            style: 'form',
+            explode: true,
+          },
           { name: 'vehicleId', in: 'query', schema: id },
           { name: 'guserId', in: 'query', schema: id },
-          { name: 'sort', in: 'query', schema: { type: 'string', pattern: '^(id|createdAt|reservedAt|state)(,(asc|desc|ASC|DESC))?$', default: 'createdAt,desc' } },
+          {
+            name: 'sort',
+            in: 'query',
+            schema: {
+              type: 'string',
+              pattern: '^(id|createdAt|reservedAt|state)(,(asc|desc|ASC|DESC))?$',
+              default: 'createdAt,desc',
+            },
+          },
           ...pagingParameters,
         ],
         responses: {
           '200': {
             description: 'One page of rentals',
             headers: pagingHeaders,
-            content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Rental' } } } },
+            content: {
+              'application/json': {
+                schema: { type: 'array', items: { $ref: '#/components/schemas/Rental' } },
+              },
+            },
           },
           ...authenticatedErrors(404),
         },
@@ -146,7 +184,10 @@ export const backDocument = {
         operationId: 'adminAddRental',
         summary: 'Create a rental for a customer (starts the rental workflow in RESERVATION)',
         parameters: [tenantParameter],
-        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/AdminAddRental' } } } },
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/AdminAddRental' } } },
+        },
         responses: { '201': rentalResponse('Rental created'), ...authenticatedErrors(404, 409, 502, 504) },
       },
     },
@@ -171,8 +212,14 @@ export const backDocument = {
         operationId: 'rentalOperation',
         summary: 'Run START, END, PARK, DRIVE, RENEW_RESERVATION or OPEN_TAILBOX',
         parameters: [tenantParameter, rentalIdParameter],
-        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/RentalOperation' } } } },
-        responses: { '200': rentalResponse('The rental after the operation'), ...authenticatedErrors(404, 409, 502, 504) },
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/RentalOperation' } } },
+        },
+        responses: {
+          '200': rentalResponse('The rental after the operation'),
+          ...authenticatedErrors(404, 409, 502, 504),
+        },
       },
     },
     [`${base}/{entityType}/{entityId}/events`]: {
@@ -182,7 +229,12 @@ export const backDocument = {
         summary: "An entity's event timeline, oldest first",
         parameters: [
           tenantParameter,
-          { name: 'entityType', in: 'path', required: true, schema: { type: 'string', enum: ['RENTALS', 'VEHICLES'] } },
+          {
+            name: 'entityType',
+            in: 'path',
+            required: true,
+            schema: { type: 'string', enum: ['RENTALS', 'VEHICLES'] },
+          },
           { name: 'entityId', in: 'path', required: true, schema: id },
           ...pagingParameters,
         ],
@@ -190,7 +242,11 @@ export const backDocument = {
           '200': {
             description: 'Events',
             headers: pagingHeaders,
-            content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Event' } } } },
+            content: {
+              'application/json': {
+                schema: { type: 'array', items: { $ref: '#/components/schemas/Event' } },
+              },
+            },
           },
           ...authenticatedErrors(404),
         },
@@ -214,7 +270,12 @@ export const backDocument = {
             description: 'Whether the caller holds it',
             content: {
               'application/json': {
-                schema: { type: 'object', required: ['exists'], properties: { exists: { type: 'boolean' } }, additionalProperties: false },
+                schema: {
+                  type: 'object',
+                  required: ['exists'],
+                  properties: { exists: { type: 'boolean' } },
+                  additionalProperties: false,
+                },
               },
             },
           },

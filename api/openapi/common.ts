@@ -75,7 +75,10 @@ export const tokenPath = {
       },
     },
     responses: {
-      '200': { description: 'Token issued', content: { 'application/json': { schema: tokenResponseSchema } } },
+      '200': {
+        description: 'Token issued',
+        content: { 'application/json': { schema: tokenResponseSchema } },
+      },
       '400': { $ref: '#/components/responses/Error' },
       '401': { $ref: '#/components/responses/Error' },
       '404': { $ref: '#/components/responses/Error' },
@@ -84,7 +87,10 @@ export const tokenPath = {
 };
 
 export const errorResponses = {
-  Error: { description: 'Catalogue error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+  Error: {
+    description: 'Catalogue error',
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  },
 };
 
 export const securitySchemes = {
@@ -92,8 +98,18 @@ export const securitySchemes = {
 };
 
 export const pagingParameters = [
-  { name: 'page', in: 'query', description: 'Zero-based page number.', schema: { type: 'integer', minimum: 0, default: 0 } },
-  { name: 'size', in: 'query', description: 'Page size.', schema: { type: 'integer', minimum: 1, maximum: 200, default: 20 } },
+  {
+    name: 'page',
+    in: 'query',
+    description: 'Zero-based page number.',
+    schema: { type: 'integer', minimum: 0, default: 0 },
+  },
+  {
+    name: 'size',
+    in: 'query',
+    description: 'Page size.',
+    schema: { type: 'integer', minimum: 1, maximum: 200, default: 20 },
+  },
 ];
 
 export const pagingHeaders = {
@@ -106,7 +122,9 @@ export const pagingHeaders = {
 /** Standard error responses of an authenticated operation. */
 export function authenticatedErrors(...extra: number[]): Record<string, unknown> {
   const statuses = [400, 401, 403, ...extra];
-  return Object.fromEntries(statuses.map((status) => [String(status), { $ref: '#/components/responses/Error' }]));
+  return Object.fromEntries(
+    statuses.map((status) => [String(status), { $ref: '#/components/responses/Error' }]),
+  );
 }
 
 export const rentalStateSchema: Schema = { type: 'string', enum: [...rentalStates] };

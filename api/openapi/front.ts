@@ -1,5 +1,12 @@
 // OpenAPI 3.1 document of the user-facing app interface (`/v1/{tenant}/front`).
-import { authenticatedErrors, errorBodySchema, errorResponses, securitySchemes, tenantParameter, tokenPath } from './common.js';
+import {
+  authenticatedErrors,
+  errorBodySchema,
+  errorResponses,
+  securitySchemes,
+  tenantParameter,
+  tokenPath,
+} from './common.js';
 
 const base = '/v1/{tenant}/front';
 
@@ -38,8 +45,18 @@ export const frontDocument = {
         security: [{}, { bearerAuth: [] }],
         parameters: [
           tenantParameter,
-          { name: 'type', in: 'query', required: true, schema: { type: 'string', pattern: '^APP_[A-Z0-9_]{1,60}$' } },
-          { name: 'Device-Position', in: 'header', required: false, schema: { type: 'string', maxLength: 64 } },
+          {
+            name: 'type',
+            in: 'query',
+            required: true,
+            schema: { type: 'string', pattern: '^APP_[A-Z0-9_]{1,60}$' },
+          },
+          {
+            name: 'Device-Position',
+            in: 'header',
+            required: false,
+            schema: { type: 'string', maxLength: 64 },
+          },
         ],
         requestBody: {
           required: false,
@@ -55,13 +72,39 @@ export const frontDocument = {
         summary: 'Effective APP and SHARED settings for the given keys',
         parameters: [
           tenantParameter,
-          { name: 'keys', in: 'query', required: true, schema: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 200 }, minItems: 1, maxItems: 50 }, style: 'form', explode: true },
-          { name: 'branchIds', in: 'query', schema: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 2147483647 }, maxItems: 50 }, style: 'form', explode: true },
+          {
+            name: 'keys',
+            in: 'query',
+            required: true,
+            schema: {
+              type: 'array',
+              items: { type: 'string', minLength: 1, maxLength: 200 },
+              minItems: 1,
+              maxItems: 50,
+            },
+            style: 'form',
+            explode: true,
+          },
+          {
+            name: 'branchIds',
+            in: 'query',
+            schema: {
+              type: 'array',
+              items: { type: 'integer', minimum: 0, maximum: 2147483647 },
+              maxItems: 50,
+            },
+            style: 'form',
+            explode: true,
+          },
         ],
         responses: {
           '200': {
             description: 'Settings found (unknown keys are left out)',
-            content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/SettingSimple' } } } },
+            content: {
+              'application/json': {
+                schema: { type: 'array', items: { $ref: '#/components/schemas/SettingSimple' } },
+              },
+            },
           },
           ...authenticatedErrors(),
         },

@@ -3,7 +3,13 @@ import { Entity, Enum, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-or
 import { TenantScoped } from './TenantScoped.js';
 import { BusinessUnit } from './BusinessUnit.js';
 
-export const branchStates = ['IN_PREPARATION', 'OPERATIONAL', 'MAINTENANCE', 'HIBERNATION', 'OUT_OF_BUSINESS'] as const;
+export const branchStates = [
+  'IN_PREPARATION',
+  'OPERATIONAL',
+  'MAINTENANCE',
+  'HIBERNATION',
+  'OUT_OF_BUSINESS',
+] as const;
 export type BranchState = (typeof branchStates)[number];
 
 /** An operational location; branches form a tree and operational permissions are granted on them. */

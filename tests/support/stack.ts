@@ -2,7 +2,14 @@
 // telemetry ingestor and vehicle simulator for one freshly seeded tenant.
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import {
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  Worker,
+  bundleWorkflowCode,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import proto from '@temporalio/proto';
 import { searchAttributeDefinitions } from '../../workflows/search-attributes.js';
@@ -34,7 +41,10 @@ Runtime.install({ logger: new DefaultLogger('ERROR') });
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 /** The workflow bundle, built once per test file. */
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath, logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never });
+  bundle ??= bundleWorkflowCode({
+    workflowsPath,
+    logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
+  });
   return bundle;
 }
 
@@ -42,7 +52,8 @@ export const uniqueTenant = (prefix: string) => `${prefix}-${randomBytes(3).toSt
 
 function env(name: string): string {
   const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run the tests through jest (tests/support/global-setup.ts)`);
+  if (!value)
+    throw new Error(`${name} is not set: run the tests through jest (tests/support/global-setup.ts)`);
   return value;
 }
 
@@ -51,7 +62,10 @@ async function registerSearchAttributes(connection: Connection): Promise<void> {
   await connection.operatorService.addSearchAttributes({
     namespace: 'default',
     searchAttributes: Object.fromEntries(
-      Object.keys(searchAttributeDefinitions).map((name) => [name, proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]),
+      Object.keys(searchAttributeDefinitions).map((name) => [
+        name,
+        proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+      ]),
     ),
   });
 }
@@ -68,7 +82,9 @@ async function waitForFleetOnline(orm: MikroORM, tenant: string, count: number):
 }
 
 /** Seeds a tenant and runs worker, ingestor and simulator against the real infrastructure. */
-export async function startTestBackend(options: { timeSkipping?: boolean; tenant?: string; commandTimeoutMs?: number } = {}): Promise<TestBackend> {
+export async function startTestBackend(
+  options: { timeSkipping?: boolean; tenant?: string; commandTimeoutMs?: number } = {},
+): Promise<TestBackend> {
   const orm = await connectOrm(env('DATABASE_URL'), { pool: { min: 0, max: 5 } });
   const seed = await seedTenant(orm.em, options.tenant ?? uniqueTenant('t'), 'Test Mobility');
   const mqtt = await connectMqtt(env('MQTT_URL'), `test-backend-${randomBytes(4).toString('hex')}`);
@@ -76,7 +92,13 @@ export async function startTestBackend(options: { timeSkipping?: boolean; tenant
   const ingestor = new TelemetryIngestor(orm, mqtt, { flushIntervalMs: 50 });
   await ingestor.start();
   const fleet = await simulatorFleet(tenantEm(orm, seed.tenant));
-  const simulator = new FleetSimulator({ mqttUrl: env('MQTT_URL'), tenant: seed.tenant, vehicles: fleet, telemetryIntervalMs: 60_000, connectionMode: 'shared' });
+  const simulator = new FleetSimulator({
+    mqttUrl: env('MQTT_URL'),
+    tenant: seed.tenant,
+    vehicles: fleet,
+    telemetryIntervalMs: 60_000,
+    connectionMode: 'shared',
+  });
   await simulator.start();
   await waitForFleetOnline(orm, seed.tenant, fleet.length);
 

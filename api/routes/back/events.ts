@@ -38,10 +38,17 @@ export function eventsRouter(orm: MikroORM): Router {
         : await em.findOne(Vehicle, entityId, { fields: ['branch'] });
     if (!owner) throw new DomainError(entityType === 'RENTALS' ? 'R404' : 'V404');
     await authorizer.requireOnBranch('EVENT_READ', owner.branch.id);
-    const showPosition = await authorizer.holds({ permission: 'POSITION_LOG_READ', branchId: owner.branch.id });
+    const showPosition = await authorizer.holds({
+      permission: 'POSITION_LOG_READ',
+      branchId: owner.branch.id,
+    });
     const page = pageRequest(req, 50);
     const where = entityType === 'RENTALS' ? { rentalId: entityId } : { vehicleId: entityId };
-    const [events, total] = await em.findAndCount(Event, where, { orderBy: { id: 'asc' }, limit: page.size, offset: page.offset });
+    const [events, total] = await em.findAndCount(Event, where, {
+      orderBy: { id: 'asc' },
+      limit: page.size,
+      offset: page.offset,
+    });
     setPagingHeaders(res, total, page);
     res.json(events.map((event) => toEventDto(event, showPosition)));
   });

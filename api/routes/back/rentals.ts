@@ -15,7 +15,13 @@ import {
   type RentalOperationRequest,
   type RentalWorkflowInput,
 } from '../../../workflows/rental.messages.js';
-import { BranchIdKey, CustomerIdKey, EntityStateKey, TenantIdKey, VehicleIdKey } from '../../../workflows/search-attributes.js';
+import {
+  BranchIdKey,
+  CustomerIdKey,
+  EntityStateKey,
+  TenantIdKey,
+  VehicleIdKey,
+} from '../../../workflows/search-attributes.js';
 import { RequestAuthorizer } from '../../authorization.js';
 import { pathTenant, principalOf } from '../../context.js';
 import { orderBy, pageRequest, setPagingHeaders } from '../../paging.js';
@@ -71,8 +77,14 @@ async function loadRental(em: EntityManager, rentalId: number): Promise<Rental> 
   return rental;
 }
 
-async function findVehicle(em: EntityManager, body: { vehicleId?: number; vehicleCode?: string }): Promise<Vehicle> {
-  const vehicle = body.vehicleId !== undefined ? await em.findOne(Vehicle, body.vehicleId) : await em.findOne(Vehicle, { code: body.vehicleCode! });
+async function findVehicle(
+  em: EntityManager,
+  body: { vehicleId?: number; vehicleCode?: string },
+): Promise<Vehicle> {
+  const vehicle =
+    body.vehicleId !== undefined
+      ? await em.findOne(Vehicle, body.vehicleId)
+      : await em.findOne(Vehicle, { code: body.vehicleCode! });
   if (!vehicle) throw new DomainError('V404');
   return vehicle;
 }
@@ -82,17 +94,24 @@ export function rentalsRouter({ orm, temporal, taskQueue }: RentalRouteDeps): Ro
   const router = Router({ mergeParams: true });
   const context = (req: Request) => {
     const em = tenantEm(orm, pathTenant(req));
-    return { em, tenant: pathTenant(req), principal: principalOf(req), authorizer: new RequestAuthorizer(em, principalOf(req)) };
+    return {
+      em,
+      tenant: pathTenant(req),
+      principal: principalOf(req),
+      authorizer: new RequestAuthorizer(em, principalOf(req)),
+    };
   };
-  const handleFor = (tenant: string, rentalId: number) => temporal.workflow.getHandle(rentalWorkflowId(tenant, rentalId));
+  const handleFor = (tenant: string, rentalId: number) =>
+    temporal.workflow.getHandle(rentalWorkflowId(tenant, rentalId));
 
   router.get('/rentals', async (req, res) => {
     const { em, tenant, authorizer } = context(req);
     const branchId = Number(req.query.branchId);
     await authorizer.requireOnBranch('RENTAL_READ', branchId);
-    const branches = req.query.includeChildBranches === 'true' || (req.query.includeChildBranches as unknown) === true
-      ? await branchWithDescendants(em, tenant, branchId)
-      : [branchId];
+    const branches =
+      req.query.includeChildBranches === 'true' || (req.query.includeChildBranches as unknown) === true
+        ? await branchWithDescendants(em, tenant, branchId)
+        : [branchId];
     const where: Record<string, unknown> = { branch: { $in: branches } };
     const states = req.query.state as RentalState[] | RentalState | undefined;
     if (states) where.state = { $in: Array.isArray(states) ? states : [states] };
@@ -118,16 +137,28 @@ export function rentalsRouter({ orm, temporal, taskQueue }: RentalRouteDeps): Ro
 
   router.post('/rentals', async (req, res) => {
     const { em, tenant, principal, authorizer } = context(req);
-    const body = req.body as { guserId: number; vehicleId?: number; vehicleCode?: string; branchId?: number; startImmediately?: boolean };
+    const body = req.body as {
+      guserId: number;
+      vehicleId?: number;
+      vehicleCode?: string;
+      branchId?: number;
+      startImmediately?: boolean;
+    };
     const vehicle = await findVehicle(em, body);
     await authorizer.requireOnBranch('RENTAL_CREATE', vehicle.branch.id);
     if (body.startImmediately) await authorizer.requireOnBranch('RENTAL_OPERATE', vehicle.branch.id);
     if (body.branchId !== undefined && body.branchId !== vehicle.branch.id) {
-      throw new DomainError('0022', `vehicle ${vehicle.code} belongs to branch ${vehicle.branch.id}, not ${body.branchId}`);
+      throw new DomainError(
+        '0022',
+        `vehicle ${vehicle.code} belongs to branch ${vehicle.branch.id}, not ${body.branchId}`,
+      );
     }
-    if (!(await em.findOne(Customer, body.guserId))) throw new DomainError('U106', `customer ${body.guserId} not found`);
+    if (!(await em.findOne(Customer, body.guserId)))
+      throw new DomainError('U106', `customer ${body.guserId} not found`);
 
-    const [{ id: rentalId }] = await em.getConnection().execute<[{ id: number }]>(`select nextval('rental_id_seq')::int as id`);
+    const [{ id: rentalId }] = await em.execute<[{ id: number }]>(
+      `select nextval('rental_id_seq')::int as id`,
+    );
     const input: RentalWorkflowInput = {
       tenant,
       rentalId,
@@ -161,8 +192,11 @@ export function rentalsRouter({ orm, temporal, taskQueue }: RentalRouteDeps): Ro
     const rental = await loadRental(em, Number(req.params.rentalId));
     await authorizer.requireOnBranch('RENTAL_OPERATE', rental.branch.id);
     const body = req.body as Omit<RentalOperationRequest, 'requestedBy'>;
-    if (terminalRentalStates.includes(rental.state)) throw new DomainError('R201', `rental is ${rental.state}`);
-    await handleFor(tenant, rental.id).executeUpdate(rentalOperationUpdate, { args: [{ ...body, requestedBy: principal.subject }] });
+    if (terminalRentalStates.includes(rental.state))
+      throw new DomainError('R201', `rental is ${rental.state}`);
+    await handleFor(tenant, rental.id).executeUpdate(rentalOperationUpdate, {
+      args: [{ ...body, requestedBy: principal.subject }],
+    });
     res.json(toRentalDto(await loadRental(em.fork(), rental.id)));
   });
 
@@ -170,8 +204,11 @@ export function rentalsRouter({ orm, temporal, taskQueue }: RentalRouteDeps): Ro
     const { em, tenant, principal, authorizer } = context(req);
     const rental = await loadRental(em, Number(req.params.rentalId));
     await authorizer.requireOnBranch('RENTAL_CANCEL', rental.branch.id);
-    if (rental.state !== 'RESERVATION') throw new DomainError('R201', `only a reservation can be cancelled; the rental is ${rental.state}`);
-    await handleFor(tenant, rental.id).executeUpdate(cancelReservationUpdate, { args: [{ requestedBy: principal.subject }] });
+    if (rental.state !== 'RESERVATION')
+      throw new DomainError('R201', `only a reservation can be cancelled; the rental is ${rental.state}`);
+    await handleFor(tenant, rental.id).executeUpdate(cancelReservationUpdate, {
+      args: [{ requestedBy: principal.subject }],
+    });
     res.json(toRentalDto(await loadRental(em.fork(), rental.id)));
   });
 

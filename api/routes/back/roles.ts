@@ -11,7 +11,12 @@ export function rolesRouter(orm: MikroORM): Router {
   const router = Router({ mergeParams: true });
   router.get('/roles/assignments/exists', async (req, res) => {
     const authorizer = new RequestAuthorizer(tenantEm(orm, pathTenant(req)), principalOf(req));
-    const query = req.query as { permission?: Permission; roleName?: string; branchId?: string; businessUnitId?: string };
+    const query = req.query as {
+      permission?: Permission;
+      roleName?: string;
+      branchId?: string;
+      businessUnitId?: string;
+    };
     if (query.permission === undefined && query.roleName === undefined) {
       throw new DomainError('0022', 'give permission or roleName');
     }

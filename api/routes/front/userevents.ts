@@ -9,7 +9,8 @@ export function parseDevicePosition(header: string | undefined): { lat: number; 
   const parts = header?.trim().split(/[;\s]+/);
   if (!parts || parts.length !== 2) return undefined;
   const [lat, lng] = parts.map(Number) as [number, number];
-  if (!Number.isFinite(lat) || !Number.isFinite(lng) || Math.abs(lat) > 90 || Math.abs(lng) > 180) return undefined;
+  if (!Number.isFinite(lat) || !Number.isFinite(lng) || Math.abs(lat) > 90 || Math.abs(lng) > 180)
+    return undefined;
   return { lat, lng };
 }
 
@@ -18,7 +19,10 @@ export function userEventsRouter(orm: MikroORM): Router {
   const router = Router({ mergeParams: true });
   router.post('/userevents', async (req, res) => {
     const em = tenantEm(orm, pathTenant(req));
-    const body = req.body && typeof req.body === 'object' && Object.keys(req.body).length ? (req.body as Record<string, unknown>) : null;
+    const body =
+      req.body && typeof req.body === 'object' && Object.keys(req.body).length
+        ? (req.body as Record<string, unknown>)
+        : null;
     em.create(Event, {
       tenant: pathTenant(req) as never,
       type: String(req.query.type),

@@ -1,0 +1,141 @@
+// `npm start`: the whole stack on one machine. Each piece uses its environment variable when set
+// (DATABASE_URL, MQTT_URL, TEMPORAL_ADDRESS) and an embedded default otherwise; then migrations,
+// the demo seed, the worker, the API and the vehicle simulator. Ctrl-C stops everything it started.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { loadConfig, repoRoot } from '../platform/config.js';
+import { ProcessGroup } from '../platform/process-group.js';
+import { startEmbeddedPostgres } from '../platform/embedded-postgres.js';
+import { startEmbeddedBroker } from '../platform/embedded-broker.js';
+import { startTemporalDevServer } from '../platform/temporal-dev-server.js';
+import { ensureTemporalCli } from '../platform/temporal-binaries.js';
+import { connectOrm, migrateDatabase, tenantEm } from '../db/orm.js';
+import {
+  DEMO_BRANCH_CODE,
+  DEMO_TENANT,
+  demoAppClient,
+  demoOperatorClient,
+  seedDemoTenant,
+} from '../db/seed.js';
+import { Branch } from '../db/entities/index.js';
+import { simulatorFleet } from '../db/fleet.js';
+
+const config = loadConfig();
+const group = new ProcessGroup();
+group.installSignalHandlers();
+const log = (message: string) => console.log(`[stack] ${message}`);
+
+async function infrastructure() {
+  await fs.mkdir(config.dataDir, { recursive: true });
+  const [databaseUrl, mqttUrl, temporal] = await Promise.all([
+    config.databaseUrl ??
+      startEmbeddedPostgres({
+        dataDir: path.join(config.dataDir, 'postgres'),
+        port: config.embeddedPostgresPort,
+      }).then((pg) => {
+        group.addCleanup(() => pg.stop());
+        log(`embedded PostgreSQL on ${pg.url} (data in ${path.join(config.dataDir, 'postgres')})`);
+        return pg.url;
+      }),
+    config.mqttUrl ??
+      startEmbeddedBroker({ port: config.embeddedMqttPort, host: '0.0.0.0' }).then((broker) => {
+        group.addCleanup(() => broker.stop());
+        log(`embedded MQTT broker on ${broker.url}`);
+        return broker.url;
+      }),
+    config.temporalAddress
+      ? { address: config.temporalAddress, uiUrl: undefined }
+      : ensureTemporalCli(config).then(async (cliPath) => {
+          const server = await startTemporalDevServer({
+            cliPath,
+            port: config.temporalDevServerPort,
+            uiPort: config.temporalUiPort,
+            dbFile: path.join(config.dataDir, 'temporal', 'temporal.db'),
+            logFile: path.join(config.dataDir, 'temporal', 'server.log'),
+            namespace: config.temporalNamespace,
+          });
+          group.addCleanup(() => server.stop());
+          log(`Temporal dev server on ${server.address}`);
+          return { address: server.address, uiUrl: server.uiUrl };
+        }),
+  ]);
+  return { databaseUrl, mqttUrl, temporalAddress: temporal.address, temporalUiUrl: temporal.uiUrl };
+}
+
+async function prepareDatabase(databaseUrl: string): Promise<{ fleetFile: string; demoBranchId: number }> {
+  const orm = await connectOrm(databaseUrl);
+  try {
+    const applied = await migrateDatabase(orm);
+    if (applied.length) log(`applied migrations: ${applied.join(', ')}`);
+    const { created } = await seedDemoTenant(orm.em);
+    log(created ? `seeded demo tenant "${DEMO_TENANT}"` : `demo tenant "${DEMO_TENANT}" already present`);
+    const fleetFile = path.join(config.dataDir, 'simulator-fleet.json');
+    const em = tenantEm(orm, DEMO_TENANT);
+    await fs.writeFile(fleetFile, JSON.stringify(await simulatorFleet(em), null, 2));
+    const demoBranch = await em.findOneOrFail(Branch, { code: DEMO_BRANCH_CODE });
+    return { fleetFile, demoBranchId: demoBranch.id };
+  } finally {
+    await orm.close();
+  }
+}
+
+async function waitForApi(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const ready = await fetch(`${url}/health/ready`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ready) return;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  throw new Error(`API not ready within ${timeoutMs / 1000} s`);
+}
+
+function run(name: string, script: string, env: NodeJS.ProcessEnv) {
+  const child = group.spawn(name, process.execPath, ['--import', 'tsx', script], { cwd: repoRoot, env });
+  void child.exited.then((exit) => {
+    if (exit.code !== 0 && exit.signal === null) {
+      console.error(`[stack] ${name} failed; stopping the stack`);
+      void group.stopAll().then(() => process.exit(1));
+    }
+  });
+}
+
+try {
+  const infra = await infrastructure();
+  const { fleetFile, demoBranchId } = await prepareDatabase(infra.databaseUrl);
+  const env = {
+    ...process.env,
+    DATABASE_URL: infra.databaseUrl,
+    MQTT_URL: infra.mqttUrl,
+    TEMPORAL_ADDRESS: infra.temporalAddress,
+    SIMULATOR_FLEET_FILE: fleetFile,
+    SIMULATOR_TENANT: DEMO_TENANT,
+  };
+  run('worker', 'workers/main.ts', env);
+  run('api', 'api/server.ts', env);
+  if (config.simulatorEnabled) run('simulator', 'devices/simulator-main.ts', env);
+  await waitForApi(`http://127.0.0.1:${config.apiPort}`, 90_000);
+  const base = config.publicBaseUrl;
+  console.log(`
+fleetflow is running (Ctrl-C stops everything)
+
+  Operator API   ${base}/v1/${DEMO_TENANT}/back
+  App API        ${base}/v1/${DEMO_TENANT}/front
+  API docs       ${base}/docs/back   ${base}/docs/front
+  Temporal UI    ${infra.temporalUiUrl ?? '(external Temporal: use its UI)'}
+  MQTT broker    ${infra.mqttUrl}
+  Demo operator  client_id=${demoOperatorClient.clientId} client_secret=${demoOperatorClient.clientSecret}
+  Demo app       client_id=${demoAppClient.clientId} client_secret=${demoAppClient.clientSecret}
+
+  Try:
+    TOKEN=$(curl -s -X POST ${base}/v1/${DEMO_TENANT}/auth/token -d grant_type=client_credentials \\
+      -d client_id=${demoOperatorClient.clientId} -d client_secret=${demoOperatorClient.clientSecret} | sed -E 's/.*"access_token":"([^"]+)".*/\\1/')
+    curl -s -H "Authorization: Bearer $TOKEN" "${base}/v1/${DEMO_TENANT}/back/rentals?branchId=${demoBranchId}"
+`);
+} catch (error) {
+  console.error(`[stack] start failed: ${(error as Error).stack ?? String(error)}`);
+  await group.stopAll();
+  process.exit(1);
+}

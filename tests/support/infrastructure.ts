@@ -1,0 +1,53 @@
+// Throwaway real infrastructure (PostgreSQL in a temp dir, MQTT broker, Temporal dev server) on free
+// ports, migrated; shared by the jest global setup and the benchmarks.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../platform/config.js';
+import { startEmbeddedPostgres } from '../../platform/embedded-postgres.js';
+import { startEmbeddedBroker } from '../../platform/embedded-broker.js';
+import { startTemporalDevServer } from '../../platform/temporal-dev-server.js';
+import { ensureTemporalCli, ensureTemporalTestServer } from '../../platform/temporal-binaries.js';
+import { connectOrm, migrateDatabase } from '../../db/orm.js';
+
+export interface ThrowawayInfrastructure {
+  databaseUrl: string;
+  mqttUrl: string;
+  temporalAddress: string;
+  testServerPath: string;
+  stop(): Promise<void>;
+}
+
+/** Starts everything, migrates the database, and exports the URLs to process.env for the harness. */
+export async function startThrowawayInfrastructure(): Promise<ThrowawayInfrastructure> {
+  const config = loadConfig();
+  const [cliPath, testServerPath] = await Promise.all([
+    ensureTemporalCli(config),
+    ensureTemporalTestServer(config),
+  ]);
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'fleetflow-pg-'));
+  await fs.chmod(dataDir, 0o755); // the embedded server runs as the postgres user
+  const [postgres, broker, temporal] = await Promise.all([
+    startEmbeddedPostgres({ dataDir, port: 0, database: 'fleetflow_test' }),
+    startEmbeddedBroker({ port: 0 }),
+    startTemporalDevServer({ cliPath, port: 0, namespace: 'default' }),
+  ]);
+  const orm = await connectOrm(postgres.url);
+  await migrateDatabase(orm);
+  await orm.close();
+  process.env.DATABASE_URL = postgres.url;
+  process.env.MQTT_URL = broker.url;
+  process.env.TEMPORAL_ADDRESS = temporal.address;
+  process.env.TEMPORAL_TEST_SERVER_PATH = testServerPath;
+  return {
+    databaseUrl: postgres.url,
+    mqttUrl: broker.url,
+    temporalAddress: temporal.address,
+    testServerPath,
+    async stop() {
+      await Promise.allSettled([temporal.stop(), broker.stop()]);
+      await postgres.stop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
