@@ -1,6 +1,14 @@
-// Applies pending migrations to DATABASE_URL (used by docker-compose's one-shot `migrate` service and by ops).
-import { connectOrm, migrateDatabase } from '../db/orm.js';
+// Applies pending migrations to DATABASE_URL (docker-compose's one-shot `migrate` service, ops).
+// Flags: --seed-demo seeds the demo tenant when missing; --write-fleet <file> writes the demo fleet
+// for the vehicle simulator (SIMULATOR_FLEET_FILE).
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { connectOrm, migrateDatabase, tenantEm } from '../db/orm.js';
+import { DEMO_TENANT, seedDemoTenant } from '../db/seed.js';
+import { simulatorFleet } from '../db/fleet.js';
 
+const { values } = parseArgs({ options: { 'seed-demo': { type: 'boolean' }, 'write-fleet': { type: 'string' } } });
 const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl) {
   console.error('DATABASE_URL is required');
@@ -10,6 +18,16 @@ const orm = await connectOrm(databaseUrl);
 try {
   const applied = await migrateDatabase(orm);
   console.log(applied.length ? `applied ${applied.join(', ')}` : 'database schema is up to date');
+  if (values['seed-demo']) {
+    const { created } = await seedDemoTenant(orm.em);
+    console.log(created ? `seeded demo tenant "${DEMO_TENANT}"` : `demo tenant "${DEMO_TENANT}" already present`);
+  }
+  const fleetFile = values['write-fleet'];
+  if (fleetFile) {
+    await fs.mkdir(path.dirname(fleetFile), { recursive: true });
+    await fs.writeFile(fleetFile, JSON.stringify(await simulatorFleet(tenantEm(orm, DEMO_TENANT)), null, 2));
+    console.log(`wrote the demo fleet to ${fleetFile}`);
+  }
 } finally {
   await orm.close();
 }
