@@ -8,7 +8,9 @@ import { connectOrm, migrateDatabase, tenantEm } from '../db/orm.js';
 import { DEMO_TENANT, seedDemoTenant } from '../db/seed.js';
 import { simulatorFleet } from '../db/fleet.js';
 
-const { values } = parseArgs({ options: { 'seed-demo': { type: 'boolean' }, 'write-fleet': { type: 'string' } } });
+const { values } = parseArgs({
+  options: { 'seed-demo': { type: 'boolean' }, 'write-fleet': { type: 'string' } },
+});
 const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl) {
   console.error('DATABASE_URL is required');
@@ -20,7 +22,9 @@ try {
   console.log(applied.length ? `applied ${applied.join(', ')}` : 'database schema is up to date');
   if (values['seed-demo']) {
     const { created } = await seedDemoTenant(orm.em);
-    console.log(created ? `seeded demo tenant "${DEMO_TENANT}"` : `demo tenant "${DEMO_TENANT}" already present`);
+    console.log(
+      created ? `seeded demo tenant "${DEMO_TENANT}"` : `demo tenant "${DEMO_TENANT}" already present`,
+    );
   }
   const fleetFile = values['write-fleet'];
   if (fleetFile) {
