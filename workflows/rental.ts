@@ -16,7 +16,7 @@ import {
   terminalRentalStates,
   type RentalState,
 } from '../domain/rental.js';
-import { catalogueEntry } from '../domain/errors.js';
+import { baseCode, catalogueEntry } from '../domain/errors.js';
 import {
   awaitReservationUpdate,
   cancelReservationUpdate,
@@ -64,10 +64,10 @@ function refusal(code: string, message?: string, details?: Record<string, unknow
   });
 }
 
-/** The ApplicationFailure behind an activity failure, so its catalogue code reaches the API unchanged. */
+/** The ApplicationFailure behind an activity failure when it carries a catalogue code, so the code reaches the API unchanged. */
 function businessFailure(error: unknown): ApplicationFailure | undefined {
   const cause = error instanceof ActivityFailure ? error.cause : error;
-  return cause instanceof ApplicationFailure && cause.type ? cause : undefined;
+  return cause instanceof ApplicationFailure && cause.type && baseCode(cause.type) ? cause : undefined;
 }
 
 /** A vehicle-communication failure during an operation, reported with the operation's catalogue code. */

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { Setting } from '../../../db/entities/index.js';
 import { tenantEm } from '../../../db/orm.js';
-import { branchAncestry } from '../../../db/branches.js';
+import { settingForBranch } from '../../../db/settings.js';
 import { pathTenant } from '../../context.js';
 
 const toArray = (value: unknown): string[] =>
@@ -35,8 +35,7 @@ export function appSettingsRouter(orm: MikroORM): Router {
       }
       const chosen = new Map<Setting, number[]>();
       for (const branchId of branchIds) {
-        const chain = branchId === 0 ? [0] : [...(await branchAncestry(em, tenant, branchId)), 0];
-        const match = chain.map((id) => candidates.find((row) => row.branchIds.includes(id))).find(Boolean);
+        const match = await settingForBranch(em, tenant, candidates, branchId);
         if (match) chosen.set(match, [...(chosen.get(match) ?? []), branchId]);
       }
       chosen.forEach((ids, row) => result.push({ key, area: row.area, branchIds: ids, value: row.value }));
