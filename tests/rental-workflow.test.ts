@@ -2,7 +2,7 @@
 // and simulated vehicles. A 15-minute reservation expires in a few seconds of wall time.
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { Event, Rental, Vehicle } from '../db/entities/index.js';
+import { Event, Rental, Vehicle, VehicleCommand } from '../db/entities/index.js';
 import { tenantEm } from '../db/orm.js';
 import { rentalWorkflowId } from '../workflows/ids.js';
 import {
@@ -163,4 +163,27 @@ test('a customer with an open rental cannot reserve a second vehicle (R102); the
       .state,
   ).toBe('CANCELLED');
   expect((await second.handle.result()).state).toBe('REJECTED');
+});
+
+test('a silent vehicle is retried with the same command id, then START fails with R173', async () => {
+  const { handle, input } = await reserve(6, 0);
+  await handle.executeUpdate(awaitReservationUpdate);
+  backend.simulator.setBehaviour(String(input.vehicleId), 'SILENT');
+  try {
+    const start = handle.executeUpdate(rentalOperationUpdate, {
+      args: [{ operationType: 'START', requestedBy: 'client:test' }],
+    });
+    expect(await failureType(start)).toBe('R173');
+  } finally {
+    backend.simulator.setBehaviour(String(input.vehicleId), 'NORMAL');
+  }
+  const commands = await tenantEm(backend.orm, backend.seed.tenant).find(VehicleCommand, {
+    rentalId: input.rentalId,
+  });
+  expect(commands).toHaveLength(1); // both attempts used one command id
+  expect(commands[0]).toMatchObject({ command: 'UNLOCK', status: 'TIMEOUT' });
+  expect(backend.simulator.getVehicle(String(input.vehicleId))?.locked).toBe(true);
+  expect(
+    (await handle.executeUpdate(cancelReservationUpdate, { args: [{ requestedBy: 'client:test' }] })).state,
+  ).toBe('CANCELLED');
 });
