@@ -18,6 +18,7 @@ import { vehicleReadiness } from '../domain/vehicle.js';
 import { VehicleCommandTimeoutError, type VehicleCommandClient } from '../devices/command-client.js';
 import type { VehicleCommandName } from '../devices/protocol.js';
 import { activityIdempotencyKey, asActivity, isUniqueViolation } from './support.js';
+import { rentalWorkflowId } from '../workflows/ids.js';
 
 export interface RentalActivityDeps {
   orm: MikroORM;
@@ -191,7 +192,7 @@ export function createRentalActivities({
           const rental = em.create(Rental, {
             tenant: input.tenant as never,
             id: input.rentalId,
-            workflowId: `rental:${input.tenant}:${input.rentalId}`,
+            workflowId: rentalWorkflowId(input.tenant, input.rentalId),
             state: 'RESERVATION',
             branch: vehicle.branch,
             vehicle,
