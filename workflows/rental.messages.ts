@@ -35,7 +35,6 @@ export interface RentalWorkflowSnapshot {
   disallowedOperations: string[];
   hasTailbox: boolean;
   startTimeoutSeconds?: number;
-  startOdometerKm?: number;
   operationInProgress?: RentalOperationType | 'CANCEL' | 'EXPIRE';
 }
 

@@ -132,7 +132,6 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
           started: true,
         });
         snapshot.activeMode = 'DRIVING';
-        snapshot.startOdometerKm = reply.vehicle.odometerKm;
         setState('ACTIVE');
         break;
       }

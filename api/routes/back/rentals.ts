@@ -108,10 +108,9 @@ export function rentalsRouter({ orm, temporal, taskQueue }: RentalRouteDeps): Ro
     const { em, tenant, authorizer } = context(req);
     const branchId = Number(req.query.branchId);
     await authorizer.requireOnBranch('RENTAL_READ', branchId);
-    const branches =
-      req.query.includeChildBranches === 'true' || (req.query.includeChildBranches as unknown) === true
-        ? await branchWithDescendants(em, tenant, branchId)
-        : [branchId];
+    // The validator has coerced the flag to a boolean.
+    const includeChildren = (req.query.includeChildBranches as unknown) === true;
+    const branches = includeChildren ? await branchWithDescendants(em, tenant, branchId) : [branchId];
     const where: Record<string, unknown> = { branch: { $in: branches } };
     const states = req.query.state as RentalState[] | RentalState | undefined;
     if (states) where.state = { $in: Array.isArray(states) ? states : [states] };
