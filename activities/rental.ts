@@ -1,30 +1,26 @@
-import { ApplicationFailure } from '@temporalio/activity';
 import { LockMode } from '@mikro-orm/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { inTenantTransaction } from '../db/orm.js';
-import { Customer, Event, Rental, Vehicle, VehicleCategory, VehicleCommand } from '../db/entities/index.js';
+import { Customer, Event, Rental, Vehicle, VehicleCategory } from '../db/entities/index.js';
+import { recordEvent } from '../db/events.js';
 import { effectiveSetting } from '../db/settings.js';
 import { categoryConfiguration } from '../db/categories.js';
 import { DomainError } from '../domain/errors.js';
 import {
   RENTAL_RESERVATION_SETTING_KEY,
   defaultReservationSettings,
+  rentalTransitions,
   vehicleStateForRental,
-  type ActiveMode,
   type RentalReservationSettings,
-  type RentalState,
+  type RentalTransitionName,
 } from '../domain/rental.js';
-import { vehicleReadiness } from '../domain/vehicle.js';
-import { VehicleCommandTimeoutError, type VehicleCommandClient } from '../devices/command-client.js';
-import type { VehicleCommandName } from '../devices/protocol.js';
+import { vehicleReadiness, type VehicleReport } from '../domain/vehicle.js';
 import { activityIdempotencyKey, asActivity, isUniqueViolation } from './support.js';
-import { rentalWorkflowId } from '../workflows/ids.js';
+import { applyReportToVehicle } from './fleet.js';
+import { rentalWorkflowId } from '../workflows/rental.messages.js';
 
 export interface RentalActivityDeps {
   orm: MikroORM;
-  vehicleCommands: VehicleCommandClient;
-  /** Reply timeout when the category sets none. */
-  defaultCommandTimeoutMs: number;
 }
 
 export interface ReserveRentalInput {
@@ -47,81 +43,22 @@ export interface ReservationResult {
   startTimeoutSeconds?: number;
 }
 
-/** What a vehicle reported about itself in a command reply. */
-export interface ReportedVehicleState {
-  position?: { lat: number; lng: number };
-  odometerKm?: number;
-  stateOfCharge?: number;
-  locked?: boolean;
-  powerState?: 'ON' | 'OFF' | 'UNKNOWN';
-}
-
-export interface SendVehicleCommandInput {
-  tenant: string;
-  rentalId?: number;
-  vehicleId: number;
-  command: string;
-  requestedBy: string;
-  timeoutMs?: number;
-}
-
-export interface VehicleCommandOutcome {
-  status: 'OK';
-  vehicle: ReportedVehicleState;
-}
-
 export interface RecordRentalTransitionInput {
   tenant: string;
   rentalId: number;
+  /** Which row of the transition table (domain/rental.ts) this is. */
+  transition: RentalTransitionName;
   at: string;
   requestedBy: string;
   adminOverride: boolean;
-  expectedStates: RentalState[];
-  state: RentalState;
-  /** New driving/parking mode; null clears it; undefined keeps it. */
-  activeMode?: ActiveMode | null;
-  eventType: string;
-  vehicle?: ReportedVehicleState;
+  /** What the vehicle reported in its reply to the transition's command. */
+  vehicleReport?: VehicleReport;
   position?: { lat: number; lng: number };
   reservationExpiresAt?: string;
-  started?: boolean;
-  ended?: boolean;
-}
-
-function reportedState(data: Record<string, unknown> | undefined | null): ReportedVehicleState {
-  if (!data) return {};
-  const state: ReportedVehicleState = {};
-  const position = data.position as { lat?: unknown; lng?: unknown } | undefined;
-  if (position && typeof position.lat === 'number' && typeof position.lng === 'number') {
-    state.position = { lat: position.lat, lng: position.lng };
-  }
-  if (typeof data.odometerKm === 'number') state.odometerKm = data.odometerKm;
-  if (typeof data.stateOfCharge === 'number') state.stateOfCharge = data.stateOfCharge;
-  if (typeof data.locked === 'boolean') state.locked = data.locked;
-  if (data.powerState === 'ON' || data.powerState === 'OFF' || data.powerState === 'UNKNOWN')
-    state.powerState = data.powerState;
-  return state;
-}
-
-function applyReportedState(vehicle: Vehicle, reported: ReportedVehicleState | undefined, at: Date): void {
-  if (!reported) return;
-  if (reported.position) {
-    vehicle.latitude = reported.position.lat;
-    vehicle.longitude = reported.position.lng;
-  }
-  if (reported.odometerKm !== undefined) vehicle.odometerKm = reported.odometerKm;
-  if (reported.stateOfCharge !== undefined) vehicle.stateOfCharge = reported.stateOfCharge;
-  if (reported.locked !== undefined) vehicle.locked = reported.locked;
-  if (reported.powerState !== undefined) vehicle.powerState = reported.powerState;
-  vehicle.lastSeenAt = at;
 }
 
 /** Activities of the rental workflow: each writes the rental row, the vehicle row and an event in one step. */
-export function createRentalActivities({
-  orm,
-  vehicleCommands,
-  defaultCommandTimeoutMs,
-}: RentalActivityDeps) {
+export function createRentalActivities({ orm }: RentalActivityDeps) {
   return {
     /** Holds the vehicle for the customer if every ready-to-rent rule passes; idempotent per rental id. */
     async reserveRental(input: ReserveRentalInput): Promise<ReservationResult> {
@@ -190,7 +127,6 @@ export function createRentalActivities({
           if (open > 0) throw new DomainError('R102');
 
           const rental = em.create(Rental, {
-            tenant: input.tenant as never,
             id: input.rentalId,
             workflowId: rentalWorkflowId(input.tenant, input.rentalId),
             state: 'RESERVATION',
@@ -202,8 +138,7 @@ export function createRentalActivities({
             reservationExpiresAt: new Date(reservedAt.getTime() + settings.reservationMinutes * 60_000),
           });
           vehicle.rentalState = 'RESERVATION';
-          em.create(Event, {
-            tenant: input.tenant as never,
+          recordEvent(em, {
             type: 'RENTAL_RESERVATION',
             createdAt: reservedAt,
             branchId: vehicle.branch.id,
@@ -228,101 +163,51 @@ export function createRentalActivities({
     },
 
     /**
-     * Sends one command to a vehicle and waits for its answer. The command id is the activity's
-     * idempotency key: a retry re-sends the same id (the device answers without acting twice) and an
-     * already-answered command is not sent again.
+     * Records one transition of the table in domain/rental.ts: moves the rental and mirrors it on the
+     * vehicle (with what the vehicle reported), with the event, in one transaction; idempotent per attempt.
      */
-    async sendVehicleCommand(input: SendVehicleCommandInput): Promise<VehicleCommandOutcome> {
-      const commandId = activityIdempotencyKey();
-      const timeoutMs = input.timeoutMs ?? defaultCommandTimeoutMs;
-      const previous = await inTenantTransaction(orm, input.tenant, async (em) => {
-        const known = await em.findOne(VehicleCommand, { commandId });
-        if (known) return known;
-        em.create(VehicleCommand, {
-          tenant: input.tenant as never,
-          commandId,
-          vehicleId: input.vehicleId,
-          command: input.command,
-          rentalId: input.rentalId,
-          requestedBy: input.requestedBy,
-        });
-        return undefined;
-      });
-      if (previous?.status === 'OK') return { status: 'OK', vehicle: reportedState(previous.data) };
-
-      let reply;
-      try {
-        reply = await vehicleCommands.send({
-          tenant: input.tenant,
-          vehicleId: String(input.vehicleId),
-          command: input.command as VehicleCommandName,
-          commandId,
-          timeoutMs,
-        });
-      } catch (error) {
-        if (!(error instanceof VehicleCommandTimeoutError)) throw error;
-        await recordCommandOutcome(orm, input, commandId, 'TIMEOUT', undefined, undefined);
-        throw ApplicationFailure.create({
-          type: 'V504',
-          message: `vehicle did not answer ${input.command} within ${timeoutMs} ms`,
-        });
-      }
-      await recordCommandOutcome(orm, input, commandId, reply.status, reply.failureReason, reply.data);
-      if (reply.status !== 'OK') {
-        const reason = reply.failureReason?.description ?? reply.failureReason?.code ?? reply.status;
-        throw ApplicationFailure.create({
-          type: 'V502',
-          message: `vehicle ${reply.status === 'REFUSED' ? 'refused' : 'failed'} ${input.command}: ${reason}`,
-          nonRetryable: true,
-          details: [{ failureReason: reply.failureReason ?? null }],
-        });
-      }
-      return { status: 'OK', vehicle: reportedState(reply.data) };
-    },
-
-    /** Moves the rental to its next state and mirrors it on the vehicle, with the event, in one transaction. */
     async recordRentalTransition(input: RecordRentalTransitionInput): Promise<void> {
       const idempotencyKey = activityIdempotencyKey();
+      const transition = rentalTransitions[input.transition];
       return asActivity(() =>
         inTenantTransaction(orm, input.tenant, async (em) => {
           if (await em.count(Event, { idempotencyKey })) return; // already recorded by an earlier attempt
           const rental = await em.findOne(Rental, input.rentalId, { lockMode: LockMode.PESSIMISTIC_WRITE });
           if (!rental) throw new DomainError('R404');
-          if (!input.expectedStates.includes(rental.state)) {
+          if (!transition.from.includes(rental.state)) {
             throw new DomainError(
               'R201',
-              `rental is ${rental.state}, expected ${input.expectedStates.join(' or ')}`,
+              `rental is ${rental.state}; ${input.transition} needs ${transition.from.join(' or ')}`,
             );
           }
           const vehicle = await em.findOneOrFail(Vehicle, rental.vehicle.id, {
             lockMode: LockMode.PESSIMISTIC_WRITE,
           });
           const at = new Date(input.at);
-          rental.state = input.state;
-          if (input.activeMode !== undefined) rental.activeMode = input.activeMode;
+          rental.state = transition.to;
+          if (transition.activeMode !== undefined) rental.activeMode = transition.activeMode;
           if (input.reservationExpiresAt) rental.reservationExpiresAt = new Date(input.reservationExpiresAt);
-          applyReportedState(vehicle, input.vehicle, at);
+          if (input.vehicleReport) await applyReportToVehicle(em, vehicle, input.vehicleReport);
           const position =
-            input.vehicle?.position ??
+            input.vehicleReport?.position ??
             (vehicle.latitude != null && vehicle.longitude != null
               ? { lat: vehicle.latitude, lng: vehicle.longitude }
               : null);
-          if (input.started) {
+          if (transition.starts) {
             rental.startedAt = at;
             rental.startPosition = position;
             rental.startOdometerKm = vehicle.odometerKm;
           }
-          if (input.ended) {
+          if (transition.ends) {
             rental.endedAt = at;
             if (rental.startedAt) {
               rental.endPosition = position;
               rental.endOdometerKm = vehicle.odometerKm;
             }
           }
-          vehicle.rentalState = vehicleStateForRental(input.state, rental.activeMode ?? undefined);
-          em.create(Event, {
-            tenant: input.tenant as never,
-            type: input.eventType,
+          vehicle.rentalState = vehicleStateForRental(transition.to, rental.activeMode ?? undefined);
+          recordEvent(em, {
+            type: transition.event,
             createdAt: at,
             branchId: rental.branch.id,
             vehicleId: vehicle.id,
@@ -331,44 +216,13 @@ export function createRentalActivities({
             adminSubject: input.requestedBy,
             position: input.position ?? position,
             description: input.adminOverride ? 'administrative override' : null,
-            payload: { state: input.state, activeMode: rental.activeMode ?? null },
+            payload: { state: transition.to, activeMode: rental.activeMode ?? null },
             idempotencyKey,
           });
         }),
       );
     },
   };
-}
-
-async function recordCommandOutcome(
-  orm: MikroORM,
-  input: SendVehicleCommandInput,
-  commandId: string,
-  status: VehicleCommand['status'],
-  failureReason: VehicleCommand['failureReason'] | undefined,
-  data: Record<string, unknown> | undefined,
-): Promise<void> {
-  await inTenantTransaction(orm, input.tenant, async (em) => {
-    const command = await em.findOneOrFail(VehicleCommand, { commandId });
-    const answeredAt = new Date();
-    command.status = status;
-    command.failureReason = failureReason ?? null;
-    command.data = data ?? null;
-    command.answeredAt = status === 'TIMEOUT' ? null : answeredAt;
-    em.create(Event, {
-      tenant: input.tenant as never,
-      type: `VEHICLE_COMMAND_${input.command}`,
-      createdAt: answeredAt,
-      vehicleId: input.vehicleId,
-      rentalId: input.rentalId ?? null,
-      adminSubject: input.requestedBy,
-      description:
-        status === 'OK'
-          ? 'OK'
-          : `${status}${failureReason?.description ? `: ${failureReason.description}` : ''}`,
-      payload: { commandId, status, failureReason: failureReason ?? null },
-    });
-  });
 }
 
 /** The activity interface the workflow proxies. */

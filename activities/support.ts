@@ -13,8 +13,10 @@ export function activityIdempotencyKey(): string {
 }
 
 /**
- * Turns domain refusals into non-retryable ApplicationFailures whose type is the catalogue code,
- * so the workflow and the API see the code; anything else stays retryable.
+ * Turns domain refusals into non-retryable ApplicationFailures whose type is the catalogue code, so the
+ * workflow and the API see the code. A business refusal never changes by retrying, so it is never
+ * retried, whatever the catalogue's "retryable" advice to API clients says; anything else (database,
+ * broker, network faults) stays retryable under the workflow's retry policy.
  */
 export async function asActivity<T>(work: () => Promise<T>): Promise<T> {
   try {
@@ -24,7 +26,7 @@ export async function asActivity<T>(work: () => Promise<T>): Promise<T> {
       throw ApplicationFailure.create({
         type: error.code,
         message: error.message,
-        nonRetryable: !error.retryable,
+        nonRetryable: true,
         details: error.details ? [error.details] : undefined,
       });
     }

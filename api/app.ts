@@ -1,20 +1,16 @@
-import express, { Router } from 'express';
+import express from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Client } from '@temporalio/client';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { errorCatalogue } from '../domain/errors.js';
-import { backDocument } from './openapi/back.js';
-import { frontDocument } from './openapi/front.js';
+import { allRoutes, permissionCatalogue, processKinds } from '../platform/domains/index.js';
+import { backDocument, frontDocument } from './documents.js';
 import { assignTraceId, errorHandler, unknownRoute } from './errors.js';
-import { optionalToken, requireToken, tokenRouter, TokenService } from './auth.js';
+import { TokenService } from './auth.js';
 import { healthRouter, type ReadinessCheck } from './routes/health.js';
-import { rentalsRouter } from './routes/back/rentals.js';
-import { eventsRouter } from './routes/back/events.js';
-import { rolesRouter } from './routes/back/roles.js';
-import { userEventsRouter } from './routes/front/userevents.js';
-import { appSettingsRouter } from './routes/front/settings.js';
+import { authenticationMiddleware, mountRoutes, RouteTable } from './kernel/mount.js';
 
 export interface ApiDeps {
   orm: MikroORM;
@@ -23,7 +19,7 @@ export interface ApiDeps {
   jwtSecret: string;
   tokenTtlSeconds: number;
   readinessChecks: Record<string, ReadinessCheck>;
-  /** Validate every response against the OpenAPI documents (on in tests). */
+  /** Validate every response against the OpenAPI documents, and every error code against its route (tests). */
   validateResponses?: boolean;
   log?: (message: string) => void;
 }
@@ -35,7 +31,8 @@ type OpenApiDocument = Parameters<typeof OpenApiValidator.middleware>[0]['apiSpe
 function validator(document: object, handles: RegExp, validateResponses: boolean) {
   return OpenApiValidator.middleware({
     apiSpec: structuredClone(document) as OpenApiDocument,
-    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true },
+    // Path and query parameters are always coerced from text; JSON bodies are taken as sent.
+    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
     validateResponses: validateResponses ? { removeAdditional: false } : false,
     validateSecurity: false,
     ignorePaths: (requestPath: string) => !handles.test(requestPath),
@@ -50,17 +47,37 @@ function docsPage(title: string, specUrl: string): string {
 <script>SwaggerUIBundle({ url: ${JSON.stringify(specUrl)}, dom_id: '#ui' });</script></body></html>`;
 }
 
-/** The HTTP application: contract validation, authentication, routes, and the one error handler. */
+/** Routes of the platform itself (not of any interface document): health, documents, docs pages. */
+export const infrastructureRoutes = [
+  'GET /health/live',
+  'GET /health/ready',
+  'GET /openapi/back.json',
+  'GET /openapi/front.json',
+  'GET /error-catalogue.json',
+  'GET /docs',
+  'GET /docs/back',
+  'GET /docs/front',
+  'GET /metrics',
+] as const;
+
+/** The HTTP application: authentication, contract validation, the declared routes and the one error handler. */
 export function createApp(deps: ApiDeps): express.Express {
   const app = express();
-  const tokens = new TokenService(deps.jwtSecret, deps.tokenTtlSeconds);
+  // Paths are matched exactly as the documents write them, so every request the router serves has been
+  // validated against the contract (a case variant or a trailing slash is an unknown route).
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
+  app.set('query parser', 'simple');
   app.disable('x-powered-by');
-  app.set('query parser', 'extended');
+  const tokens = new TokenService(deps.jwtSecret, deps.tokenTtlSeconds);
+  const routes = allRoutes();
+  const back = backDocument();
+  const front = frontDocument();
   app.use(assignTraceId);
 
   app.use(healthRouter(deps.readinessChecks));
-  app.get('/openapi/back.json', (_req, res) => void res.json(backDocument));
-  app.get('/openapi/front.json', (_req, res) => void res.json(frontDocument));
+  app.get('/openapi/back.json', (_req, res) => void res.json(back));
+  app.get('/openapi/front.json', (_req, res) => void res.json(front));
   app.get('/error-catalogue.json', (_req, res) => void res.json(Object.values(errorCatalogue)));
   app.use('/docs/assets', express.static(path.dirname(require.resolve('swagger-ui-dist/package.json'))));
   app.get('/docs', (_req, res) => void res.redirect('/docs/back'));
@@ -74,31 +91,27 @@ export function createApp(deps: ApiDeps): express.Express {
   );
 
   app.use(express.json({ limit: '256kb' }));
-  app.use(express.urlencoded({ extended: false, limit: '16kb' }));
+  app.use(express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 100 }));
   // Authentication comes before validation, so callers without a valid token learn nothing about the API.
-  app.use('/v1/:tenant/back', requireToken(tokens, 'back'));
-  const frontRequired = requireToken(tokens, 'front');
-  const frontOptional = optionalToken(tokens, 'front');
-  app.use('/v1/:tenant/front', (req, res, next) =>
-    (req.path === '/userevents' ? frontOptional : frontRequired)(req, res, next),
-  );
-  app.use(validator(backDocument, /^\/v1\/[^/]+\/(back|auth)(\/|$)/, deps.validateResponses ?? false));
-  app.use(validator(frontDocument, /^\/v1\/[^/]+\/front(\/|$)/, deps.validateResponses ?? false));
-
-  app.use(tokenRouter(deps.orm, tokens, deps.tokenTtlSeconds));
-
-  const back = Router({ mergeParams: true });
-  back.use(rentalsRouter(deps));
-  back.use(rolesRouter(deps.orm));
-  back.use(eventsRouter(deps.orm));
-  app.use('/v1/:tenant/back', back);
-
-  const front = Router({ mergeParams: true });
-  front.use(userEventsRouter(deps.orm));
-  front.use(appSettingsRouter(deps.orm));
-  app.use('/v1/:tenant/front', front);
+  app.use(authenticationMiddleware(new RouteTable(routes), tokens));
+  app.use(validator(back, /^\/v1\/[^/]+\/(back|auth)(\/|$)/, deps.validateResponses ?? false));
+  app.use(validator(front, /^\/v1\/[^/]+\/front(\/|$)/, deps.validateResponses ?? false));
+  mountRoutes(app, routes, {
+    orm: deps.orm,
+    temporal: deps.temporal,
+    taskQueue: deps.taskQueue,
+    tokens,
+    tokenTtlSeconds: deps.tokenTtlSeconds,
+    permissions: permissionCatalogue(),
+  });
 
   app.use(unknownRoute);
-  app.use(errorHandler(deps.log));
+  app.use(
+    errorHandler({
+      log: deps.log,
+      processes: processKinds(),
+      strictErrorCodes: deps.validateResponses ?? false,
+    }),
+  );
   return app;
 }

@@ -1,13 +1,9 @@
-import { Router, type Request, type RequestHandler } from 'express';
+import type { Request } from 'express';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { randomUUID } from 'node:crypto';
-import type { MikroORM } from '@mikro-orm/postgresql';
-import { ApiClient, Tenant } from '../db/entities/index.js';
 import type { InterfaceScope } from '../db/entities/ApiClient.js';
-import { tenantEm } from '../db/orm.js';
 import { DomainError } from '../domain/errors.js';
-import { verifySecret } from '../platform/secrets.js';
-import { pathTenant, type Principal } from './context.js';
+import type { Principal } from './context.js';
 
 const ISSUER = 'fleetflow';
 const AUDIENCE = 'fleetflow-api';
@@ -77,82 +73,46 @@ function bearerToken(req: Request): string | undefined {
   return match[1];
 }
 
-async function authenticate(
+/**
+ * The verified caller of a request to one interface of one tenant: the token must be valid, of that
+ * interface's scope and of that tenant. With `optional`, a request without a token is anonymous
+ * (undefined), but a token that is sent must still be valid.
+ */
+export async function authenticateRequest(
   tokens: TokenService,
   req: Request,
   scope: InterfaceScope,
-  token: string,
-): Promise<void> {
+  tenant: string,
+  mode: 'required' | 'optional',
+): Promise<Principal | undefined> {
+  const token = bearerToken(req);
+  if (token === undefined) {
+    if (mode === 'optional') return undefined;
+    throw new DomainError('JWT006');
+  }
   const principal = await tokens.verify(token);
   if (principal.scope !== scope)
     throw new DomainError('0005', `token is for the ${principal.scope} interface, not ${scope}`);
-  if (principal.tenant !== pathTenant(req))
-    throw new DomainError('AUTH002', 'token belongs to another tenant');
-  req.context.principal = principal;
+  if (principal.tenant !== tenant) throw new DomainError('AUTH002', 'token belongs to another tenant');
+  return principal;
 }
 
-/** Requires a valid token of the given interface scope and of the URL's tenant. */
-export function requireToken(tokens: TokenService, scope: InterfaceScope): RequestHandler {
-  return async (req, _res, next) => {
-    const token = bearerToken(req);
-    if (token === undefined) throw new DomainError('JWT006');
-    await authenticate(tokens, req, scope, token);
-    next();
-  };
-}
-
-/** Accepts anonymous calls but, when a token is sent, it must be valid (app events of signed-in users). */
-export function optionalToken(tokens: TokenService, scope: InterfaceScope): RequestHandler {
-  return async (req, _res, next) => {
-    const token = bearerToken(req);
-    if (token !== undefined) await authenticate(tokens, req, scope, token);
-    next();
-  };
-}
-
-function basicCredentials(req: Request): { clientId: string; clientSecret: string } | undefined {
-  const match = req.header('authorization')?.match(/^Basic\s+(\S+)$/i);
+/** Client credentials from an HTTP Basic header (RFC 6749 2.3.1: form-encoded id and secret); undefined when absent. */
+export function basicCredentials(
+  header: string | undefined,
+): { clientId: string; clientSecret: string } | undefined {
+  const match = header?.match(/^Basic\s+(\S+)\s*$/i);
   if (!match) return undefined;
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
   const separator = decoded.indexOf(':');
-  if (separator < 0) return undefined;
-  return {
-    clientId: decodeURIComponent(decoded.slice(0, separator)),
-    clientSecret: decodeURIComponent(decoded.slice(separator + 1)),
-  };
-}
-
-/** `POST /v1/{tenant}/auth/token`: OAuth2 client credentials for API clients. */
-export function tokenRouter(orm: MikroORM, tokens: TokenService, ttlSeconds: number): Router {
-  const router = Router({ mergeParams: true });
-  router.post('/v1/:tenant/auth/token', async (req, res) => {
-    const tenant = pathTenant(req);
-    const body = req.body as { client_id?: string; client_secret?: string; scope?: InterfaceScope };
-    const credentials = basicCredentials(req) ?? {
-      clientId: body.client_id ?? '',
-      clientSecret: body.client_secret ?? '',
+  if (separator < 0)
+    throw new DomainError('AUTH101', 'HTTP Basic credentials must be "client_id:client_secret"');
+  try {
+    return {
+      clientId: decodeURIComponent(decoded.slice(0, separator).replace(/\+/g, ' ')),
+      clientSecret: decodeURIComponent(decoded.slice(separator + 1).replace(/\+/g, ' ')),
     };
-    if (!credentials.clientId || !credentials.clientSecret) {
-      throw new DomainError('0022', 'client_id and client_secret are required (body or HTTP Basic)');
-    }
-    const em = tenantEm(orm, tenant);
-    if (!(await em.findOne(Tenant, { id: tenant }, { filters: false }))) throw new DomainError('AUTH051');
-    const client = await em.findOne(ApiClient, { clientId: credentials.clientId });
-    // Unknown client and wrong secret answer alike, so client ids cannot be probed.
-    if (!client || !client.active || !(await verifySecret(credentials.clientSecret, client.secretHash))) {
-      throw new DomainError('AUTH101', 'wrong client credentials');
-    }
-    const scope = body.scope ?? client.scopes[0];
-    if (!scope || !client.scopes.includes(scope))
-      throw new DomainError('AUTH217', `client may not request scope "${body.scope}"`);
-    const accessToken = await tokens.issue({
-      tenant,
-      subjectType: 'API_CLIENT',
-      subjectId: client.clientId,
-      scope,
-    });
-    res.setHeader('Cache-Control', 'no-store');
-    res.json({ access_token: accessToken, token_type: 'Bearer', expires_in: ttlSeconds, scope });
-  });
-  return router;
+  } catch {
+    throw new DomainError('AUTH101', 'HTTP Basic credentials are not correctly percent-encoded');
+  }
 }

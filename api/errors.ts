@@ -2,6 +2,8 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { randomBytes } from 'node:crypto';
 import { ApplicationFailure, WorkflowUpdateFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { DomainError, baseCode, isDomainError, type ErrorCodeLike } from '../domain/errors.js';
+import type { ProcessKind } from '../platform/domains/domain.js';
+import { errorCodesOf } from './kernel/openapi.js';
 
 /** Gives each request a trace id (from W3C `traceparent` when present) echoed in `X-Trace-Id` and error bodies. */
 export const assignTraceId: RequestHandler = (req, res, next) => {
@@ -43,12 +45,17 @@ function workflowFailureCode(error: unknown): DomainError | undefined {
 }
 
 /** Everything a client can cause becomes a catalogue error; only real faults become 0099 (and are logged). */
-export function toDomainError(error: unknown): DomainError {
+export function toDomainError(error: unknown, processes: readonly ProcessKind[] = []): DomainError {
   if (isDomainError(error)) return error;
   const fromWorkflow = workflowFailureCode(error);
   if (fromWorkflow) return fromWorkflow;
   if (error instanceof WorkflowNotFoundError) {
-    return new DomainError('R201', 'the rental is no longer running; re-read its state');
+    // The entity's process has finished since the caller read it: answer with that process's own code.
+    const prefix = error.workflowId?.split(':')[0];
+    const kind = processes.find((process) => process.workflowIdPrefix === prefix);
+    return kind
+      ? new DomainError(kind.notRunning, `the ${kind.noun} is no longer running; re-read its state`)
+      : new DomainError('0030', `process ${error.workflowId ?? ''} is no longer running; re-read its state`);
   }
   const httpish = error as HttpishError;
   const status = httpish?.status ?? httpish?.statusCode;
@@ -62,11 +69,36 @@ export function toDomainError(error: unknown): DomainError {
   return new DomainError('0099', 'unexpected internal error; quote the traceId when reporting it');
 }
 
+export interface ErrorHandlerOptions {
+  log?: (message: string) => void;
+  /** Long-running process kinds, to name the entity when its workflow no longer runs. */
+  processes?: readonly ProcessKind[];
+  /** Answer an error code the serving route does not declare as a fault (tests keep the documents honest). */
+  strictErrorCodes?: boolean;
+}
+
 /** The single error handler: maps validator, workflow and domain errors to `{errorCode, userMessage, httpStatus, traceId}`. */
-export function errorHandler(log: (message: string) => void = console.error): ErrorRequestHandler {
+export function errorHandler({
+  log = console.error,
+  processes = [],
+  strictErrorCodes = false,
+}: ErrorHandlerOptions = {}): ErrorRequestHandler {
   return (error, req, res, _next) => {
-    const domainError = toDomainError(error);
+    let domainError = toDomainError(error, processes);
     const traceId = req.context?.traceId ?? randomBytes(16).toString('hex');
+    const route = res.locals.route;
+    if (strictErrorCodes && route && domainError.code !== '0099') {
+      const declared = errorCodesOf(route) as string[];
+      if (!declared.includes(baseCode(domainError.code) ?? domainError.code)) {
+        log(
+          `[${traceId}] ${route.operationId} answered ${domainError.code}, which its declaration does not list`,
+        );
+        domainError = new DomainError(
+          '0099',
+          `undeclared error code ${domainError.code} from ${route.operationId}`,
+        );
+      }
+    }
     if (domainError.code === '0099')
       log(`[${traceId}] ${req.method} ${req.originalUrl}: ${describeFault(error)}`);
     if (res.headersSent) return;

@@ -1,7 +1,8 @@
 import { MikroORM, defineConfig, type EntityManager, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import path from 'node:path';
-import { allEntities, TENANT_FILTER } from './entities/index.js';
+import { TENANT_FILTER } from './entities/index.js';
+import { allEntities } from '../platform/domains/index.js';
 import { migrationsList } from './migrations/index.js';
 import { repoRoot } from '../platform/config.js';
 
@@ -9,7 +10,7 @@ import { repoRoot } from '../platform/config.js';
 export function ormOptions(databaseUrl: string, overrides: Partial<Options> = {}): Options {
   return defineConfig({
     clientUrl: databaseUrl,
-    entities: allEntities,
+    entities: allEntities(),
     extensions: [Migrator],
     migrations: {
       path: path.join(repoRoot, 'db/migrations'),

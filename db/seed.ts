@@ -11,7 +11,7 @@ import {
   Vehicle,
   VehicleCategory,
 } from './entities/index.js';
-import { allPermissions, financePermissions, operationalPermissions } from '../domain/permissions.js';
+import { permissionCatalogue } from '../platform/domains/index.js';
 import { RENTAL_RESERVATION_SETTING_KEY, defaultReservationSettings } from '../domain/rental.js';
 import { hashSecret } from '../platform/secrets.js';
 
@@ -169,13 +169,14 @@ export async function seedTenant(
         homeBusinessUnit: unit,
       }),
     );
+    const permissions = permissionCatalogue();
     const operations = tx.create(Role, {
       tenant,
       name: 'Fleet operations',
-      permissions: [...operationalPermissions],
+      permissions: [...permissions.operational],
     });
-    const finance = tx.create(Role, { tenant, name: 'Finance', permissions: [...financePermissions] });
-    tx.create(Role, { tenant, name: 'Administrator', permissions: [...allPermissions] });
+    const finance = tx.create(Role, { tenant, name: 'Finance', permissions: [...permissions.finance] });
+    tx.create(Role, { tenant, name: 'Administrator', permissions: [...permissions.all] });
     const operator = tx.create(ApiClient, {
       tenant,
       clientId: demoOperatorClient.clientId,

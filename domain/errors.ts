@@ -275,6 +275,9 @@ export const errorCatalogue = {
   '0021': { code: '0021', meaning: 'method not allowed on this route', retryable: false, httpStatus: 405, source: 'project' },
   '0023': { code: '0023', meaning: 'unsupported media type', retryable: false, httpStatus: 415, source: 'project' },
   '0024': { code: '0024', meaning: 'request body too large', retryable: false, httpStatus: 413, source: 'project' },
+  '0025': { code: '0025', meaning: 'request header fields too large', retryable: false, httpStatus: 431, source: 'project' },
+  '0026': { code: '0026', meaning: 'malformed HTTP request', retryable: false, httpStatus: 400, source: 'project' },
+  '0030': { code: '0030', meaning: 'the process of this entity is no longer running; re-read its state', retryable: false, httpStatus: 409, source: 'project' },
   '0099': { code: '0099', meaning: 'unexpected internal error', retryable: true, httpStatus: 500, source: 'project' },
   // Project-defined: entities and rental/vehicle operations
   'B404': { code: 'B404', meaning: 'branch not found', retryable: false, httpStatus: 404, source: 'project' },

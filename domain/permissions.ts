@@ -1,30 +1,28 @@
-// Permission catalogue and scope rules (pure). Roles bundle permissions; assignments grant a role
-// on a branch (operational scope, covers the branch's descendants) or on a business unit (finance scope).
+// Permission rules (pure). Each domain declares its permissions (platform/domains); roles bundle them;
+// assignments grant a role on a branch (operational scope, covers the branch's descendants) or on a
+// business unit (finance scope).
 
-export const operationalPermissions = [
-  'RENTAL_READ',
-  'RENTAL_CREATE',
-  'RENTAL_OPERATE',
-  'RENTAL_CANCEL',
-  'VEHICLE_READ',
-  'VEHICLE_COMMAND',
-  'CUSTOMER_READ',
-  'EVENT_READ',
-  'POSITION_LOG_READ',
-  'SETTINGS_READ',
-  'ROLE_READ',
-] as const;
+/** Permissions a domain declares: operational ones are checked on branches, finance ones on business units. */
+export interface DomainPermissions {
+  operational?: readonly string[];
+  finance?: readonly string[];
+}
 
-export const financePermissions = ['INVOICE_READ', 'PAYMENT_READ', 'BALANCE_READ', 'REFUND_CREATE'] as const;
+/** Every permission of the platform, by kind. */
+export interface PermissionCatalogue {
+  operational: readonly string[];
+  finance: readonly string[];
+  all: readonly string[];
+}
 
-export type OperationalPermission = (typeof operationalPermissions)[number];
-export type FinancePermission = (typeof financePermissions)[number];
-export type Permission = OperationalPermission | FinancePermission;
-
-export const allPermissions: readonly Permission[] = [...operationalPermissions, ...financePermissions];
-
-export function isFinancePermission(permission: string): permission is FinancePermission {
-  return (financePermissions as readonly string[]).includes(permission);
+/** Joins the domains' permission lists; a name declared twice is a programming error. */
+export function buildPermissionCatalogue(lists: readonly DomainPermissions[]): PermissionCatalogue {
+  const operational = lists.flatMap((list) => list.operational ?? []);
+  const finance = lists.flatMap((list) => list.finance ?? []);
+  const all = [...operational, ...finance];
+  const twice = all.filter((name, index) => all.indexOf(name) !== index);
+  if (twice.length) throw new Error(`permissions declared twice: ${[...new Set(twice)].join(', ')}`);
+  return { operational, finance, all };
 }
 
 /** One grant as the authorizer sees it: a role's permissions on a branch or a business unit. */
@@ -35,22 +33,21 @@ export interface Grant {
 }
 
 /**
- * Whether the grants allow `permission` on a branch. `branchAncestry` lists the branch itself first,
- * then its ancestors, so a grant on a parent covers the children. Finance permissions are checked
- * against the business unit behind the branch instead.
+ * Whether the grants allow a permission on a target: a branch (given as the branch first, then its
+ * ancestors, so a grant on a parent covers the children) or a business unit. The authorizer passes the
+ * branch for operational permissions and the business unit for finance ones.
  */
 export function grantsAllow(
   grants: readonly Grant[],
-  permission: Permission,
+  permission: string,
   target: { branchAncestry?: readonly number[]; businessUnitId?: number },
 ): boolean {
-  return grants.some((grant) => {
-    if (!grant.permissions.includes(permission)) return false;
-    if (isFinancePermission(permission)) {
-      return grant.businessUnitId !== undefined && grant.businessUnitId === target.businessUnitId;
-    }
-    return grant.branchId !== undefined && (target.branchAncestry ?? []).includes(grant.branchId);
-  });
+  return grants.some(
+    (grant) =>
+      grant.permissions.includes(permission) &&
+      ((grant.branchId !== undefined && (target.branchAncestry ?? []).includes(grant.branchId)) ||
+        (grant.businessUnitId !== undefined && grant.businessUnitId === target.businessUnitId)),
+  );
 }
 
 /** Whether the grants allow `permission` anywhere (used by `GET /roles/assignments/exists` without a scope). */

@@ -30,15 +30,91 @@ export type RentalOperationType = (typeof rentalOperationTypes)[number];
 /** Driving or parking while a rental is ACTIVE; each switch opens a new price phase. */
 export type ActiveMode = 'DRIVING' | 'PARKING';
 
-/** Rental states in which each operation may run (the spec's rental transition table). */
-const allowedStates: Record<RentalOperationType, readonly RentalState[]> = {
-  START: ['RESERVATION'],
-  END: ['ACTIVE'],
-  PARK: ['ACTIVE'],
-  DRIVE: ['ACTIVE'],
-  RENEW_RESERVATION: ['RESERVATION'],
-  OPEN_TAILBOX: ['ACTIVE'],
+/** Transitions the workflow runs on its own or on request, beside the operations of POST /operation. */
+export type RentalTransitionName = RentalOperationType | 'CANCEL' | 'EXPIRE';
+
+/** One allowed transition of a rental: where it may start, where it leads, what it records and sends. */
+export interface RentalTransition {
+  /** Rental states the transition may start from. */
+  from: readonly RentalState[];
+  /** Active modes it may start from (only where it matters). */
+  fromModes?: readonly ActiveMode[];
+  to: RentalState;
+  /** New driving/parking mode; null clears it; absent keeps it. */
+  activeMode?: ActiveMode | null;
+  /** Event type recorded with the transition. */
+  event: string;
+  /** Vehicle command sent before the transition is recorded. */
+  vehicleCommand?: 'UNLOCK' | 'LOCK' | 'OPEN_TAILBOX';
+  /** Catalogue code reported when the vehicle fails the command (otherwise the vehicle's own code). */
+  vehicleFailureCode?: 'R173' | 'R174';
+  /** Starts the rental (start time, position, odometer). */
+  starts?: boolean;
+  /** Ends the rental (end time, and end position and odometer when it had started). */
+  ends?: boolean;
+}
+
+/**
+ * The spec's rental transition table: the workflow's update validators refuse what it does not allow, and
+ * the workflow and its recording activity read what each transition does from it.
+ */
+export const rentalTransitions: Readonly<Record<RentalTransitionName, RentalTransition>> = {
+  START: {
+    from: ['RESERVATION'],
+    to: 'ACTIVE',
+    activeMode: 'DRIVING',
+    event: 'RENTAL_START',
+    vehicleCommand: 'UNLOCK',
+    vehicleFailureCode: 'R173',
+    starts: true,
+  },
+  END: {
+    from: ['ACTIVE'],
+    to: 'ENDED',
+    activeMode: null,
+    event: 'RENTAL_END',
+    vehicleCommand: 'LOCK',
+    vehicleFailureCode: 'R174',
+    ends: true,
+  },
+  PARK: {
+    from: ['ACTIVE'],
+    fromModes: ['DRIVING'],
+    to: 'ACTIVE',
+    activeMode: 'PARKING',
+    event: 'RENTAL_PARK',
+    vehicleCommand: 'LOCK',
+  },
+  DRIVE: {
+    from: ['ACTIVE'],
+    fromModes: ['PARKING'],
+    to: 'ACTIVE',
+    activeMode: 'DRIVING',
+    event: 'RENTAL_DRIVE',
+    vehicleCommand: 'UNLOCK',
+  },
+  RENEW_RESERVATION: { from: ['RESERVATION'], to: 'RESERVATION', event: 'RENTAL_RENEW_RESERVATION' },
+  OPEN_TAILBOX: {
+    from: ['ACTIVE'],
+    to: 'ACTIVE',
+    event: 'RENTAL_OPEN_TAILBOX',
+    vehicleCommand: 'OPEN_TAILBOX',
+  },
+  CANCEL: { from: ['RESERVATION'], to: 'CANCELLED', event: 'RENTAL_CANCEL_RESERVATION', ends: true },
+  EXPIRE: { from: ['RESERVATION'], to: 'EXPIRED', event: 'RENTAL_RESERVATION_EXPIRED', ends: true },
 };
+
+/** Why the transition table refuses a transition from a state (R201), or undefined when it is allowed. */
+export function transitionRefusal(
+  name: RentalTransitionName,
+  state: RentalState,
+  mode: ActiveMode | undefined,
+): 'R201' | undefined {
+  const transition = rentalTransitions[name];
+  if (!transition.from.includes(state)) return 'R201';
+  if (transition.fromModes && !transition.fromModes.includes(mode ?? 'DRIVING')) return 'R201';
+  return undefined;
+}
 
 /** Why an operation is refused before anything is sent to a vehicle, or undefined when it may run. */
 export function operationRefusal(
@@ -48,10 +124,7 @@ export function operationRefusal(
   disallowedOperations: readonly string[] = [],
 ): 'R201' | 'R204' | undefined {
   if (disallowedOperations.includes(operation)) return 'R204';
-  if (!allowedStates[operation].includes(state)) return 'R201';
-  if (operation === 'PARK' && mode === 'PARKING') return 'R201';
-  if (operation === 'DRIVE' && mode !== 'PARKING') return 'R201';
-  return undefined;
+  return transitionRefusal(operation, state, mode);
 }
 
 /** The `rental.reservation` setting (value type RENTAL_RESERVATION_SETTINGS). */

@@ -140,3 +140,52 @@ export function vehicleReadiness(input: VehicleReadinessInput): VehicleReadiness
   const available = input.rentalState === 'AVAILABLE' && input.categoryBookable && reasons.length === 0;
   return { available, batteryLevel, unavailabilityReasons: reasons };
 }
+
+/** What a vehicle reported about itself, in telemetry or in a command reply. */
+export interface VehicleReport {
+  /** ISO-8601 instant of the report. */
+  at: string;
+  position?: { lat: number; lng: number };
+  odometerKm?: number;
+  stateOfCharge?: number;
+  locked?: boolean;
+  powerState?: PowerState;
+  charging?: boolean;
+}
+
+/** The vehicle fields a report updates (the Vehicle entity has them all). */
+export interface ReportedVehicleFields {
+  latitude?: number | null;
+  longitude?: number | null;
+  odometerKm?: number | null;
+  stateOfCharge?: number | null;
+  batteryLevel: BatteryLevel;
+  locked: boolean;
+  powerState: PowerState;
+  charging: boolean;
+  lastSeenAt?: Date | null;
+}
+
+/**
+ * Applies a device's report to the vehicle read model: the one place telemetry and command replies
+ * change a vehicle's position, odometer, charge, battery level, lock, power and charging state.
+ */
+export function applyVehicleReport(
+  vehicle: ReportedVehicleFields,
+  report: VehicleReport,
+  socLevels: SocLevels | undefined,
+): void {
+  if (report.position) {
+    vehicle.latitude = report.position.lat;
+    vehicle.longitude = report.position.lng;
+  }
+  if (report.odometerKm !== undefined) vehicle.odometerKm = report.odometerKm;
+  if (report.stateOfCharge !== undefined) {
+    vehicle.stateOfCharge = report.stateOfCharge;
+    vehicle.batteryLevel = batteryLevelFor(report.stateOfCharge, socLevels);
+  }
+  if (report.locked !== undefined) vehicle.locked = report.locked;
+  if (report.powerState !== undefined) vehicle.powerState = report.powerState;
+  if (report.charging !== undefined) vehicle.charging = report.charging;
+  vehicle.lastSeenAt = new Date(report.at);
+}

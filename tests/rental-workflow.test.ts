@@ -4,12 +4,12 @@ import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/clie
 import { ApplicationFailure } from '@temporalio/common';
 import { Event, Rental, Vehicle, VehicleCommand } from '../db/entities/index.js';
 import { tenantEm } from '../db/orm.js';
-import { rentalWorkflowId } from '../workflows/ids.js';
 import {
   awaitReservationUpdate,
   cancelReservationUpdate,
   rentalOperationUpdate,
   rentalStatusQuery,
+  rentalWorkflowId,
   type RentalWorkflowInput,
 } from '../workflows/rental.messages.js';
 import type { rentalWorkflow } from '../workflows/rental.js';

@@ -1,9 +1,10 @@
 import type { MqttClient } from 'mqtt';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { inTenantTransaction, type EntityManager } from '../db/orm.js';
-import { Event, Vehicle } from '../db/entities/index.js';
+import { Vehicle } from '../db/entities/index.js';
+import { recordEvent } from '../db/events.js';
 import { categoryConfiguration } from '../db/categories.js';
-import { batteryLevelFor, type VehicleCategoryConfiguration } from '../domain/vehicle.js';
+import { applyVehicleReport, type VehicleCategoryConfiguration } from '../domain/vehicle.js';
 import {
   parseVehicleConnectivity,
   parseVehicleTelemetry,
@@ -75,7 +76,7 @@ export class TelemetryIngestor {
       this.pending = new Map();
       for (const [tenant, reports] of batch) {
         try {
-          await inTenantTransaction(this.orm, tenant, (em) => applyReports(em, tenant, reports));
+          await inTenantTransaction(this.orm, tenant, (em) => applyReports(em, reports));
         } catch (error) {
           this.options.log?.(`telemetry for tenant ${tenant} not stored: ${(error as Error).message}`);
         }
@@ -85,11 +86,7 @@ export class TelemetryIngestor {
   }
 }
 
-async function applyReports(
-  em: EntityManager,
-  tenant: string,
-  reports: Map<number, PendingReport>,
-): Promise<void> {
+async function applyReports(em: EntityManager, reports: Map<number, PendingReport>): Promise<void> {
   const vehicles = await em.find(Vehicle, { id: { $in: [...reports.keys()] } });
   const configurations = new Map<number, VehicleCategoryConfiguration>();
   for (const vehicle of vehicles) {
@@ -99,21 +96,12 @@ async function applyReports(
       const configuration =
         configurations.get(vehicle.category.id) ?? (await categoryConfiguration(em, vehicle.category.id));
       configurations.set(vehicle.category.id, configuration);
-      vehicle.latitude = telemetry.position.lat;
-      vehicle.longitude = telemetry.position.lng;
-      vehicle.powerState = telemetry.powerState;
-      vehicle.locked = telemetry.locked;
-      if (telemetry.stateOfCharge !== undefined) vehicle.stateOfCharge = telemetry.stateOfCharge;
-      if (telemetry.odometerKm !== undefined) vehicle.odometerKm = telemetry.odometerKm;
-      if (telemetry.charging !== undefined) vehicle.charging = telemetry.charging;
-      vehicle.batteryLevel = batteryLevelFor(vehicle.stateOfCharge, configuration.socLevels);
-      vehicle.lastSeenAt = new Date(telemetry.at);
+      applyVehicleReport(vehicle, telemetry, configuration.socLevels);
     }
     const online = report.connectivity?.online ?? (telemetry ? true : undefined);
     if (online !== undefined && vehicle.offline === online) {
       vehicle.offline = !online;
-      em.create(Event, {
-        tenant: tenant as never,
+      recordEvent(em, {
         type: online ? 'VEHICLE_ONLINE' : 'VEHICLE_OFFLINE',
         createdAt: new Date(report.connectivity?.at ?? telemetry?.at ?? Date.now()),
         branchId: vehicle.branch.id,

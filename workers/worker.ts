@@ -1,34 +1,55 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import fs from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { VehicleCommandClient } from '../devices/command-client.js';
-import { createRentalActivities } from '../activities/rental.js';
+import { domains, workflowModules } from '../platform/domains/index.js';
+import type { ActivityDeps } from '../platform/domains/domain.js';
+import { repoRoot } from '../platform/config.js';
 
-/** Path of the workflow bundle entry (`workflows/index.ts`). */
-export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+/**
+ * The workflow bundle's entry: re-exports the workflow module of every domain. Generated from the domain
+ * list (under node_modules/.cache so the bundler resolves packages from the project), so adding a domain
+ * never edits a second list.
+ */
+export function workflowsEntryPath(): string {
+  const source = workflowModules()
+    .map((url) => `export * from ${JSON.stringify(fileURLToPath(url))};`)
+    .join('\n');
+  const directory = path.join(repoRoot, 'node_modules', '.cache', 'fleetflow');
+  const entry = path.join(directory, 'workflows-entry.js');
+  if (fs.existsSync(entry) && fs.readFileSync(entry, 'utf8') === `${source}\n`) return entry;
+  fs.mkdirSync(directory, { recursive: true });
+  const temporary = `${entry}.${process.pid}.tmp`;
+  fs.writeFileSync(temporary, `${source}\n`);
+  fs.renameSync(temporary, entry); // atomic: concurrent workers never read half a file
+  return entry;
+}
 
-export interface FleetflowWorkerDeps {
+export interface FleetflowWorkerDeps extends ActivityDeps {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
-  orm: MikroORM;
-  vehicleCommands: VehicleCommandClient;
-  vehicleCommandTimeoutMs: number;
-  /** Prebuilt bundle (tests build it once); otherwise bundled from `workflowsPath` at start. */
+  /** Prebuilt bundle (tests build it once); otherwise bundled from the domains' workflow modules at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Extra worker options (interceptors, sinks). */
+  options?: Partial<WorkerOptions>;
 }
 
-/** Every activity the fleetflow task queue serves, wired to its dependencies. */
-export function createActivities(
-  deps: Pick<FleetflowWorkerDeps, 'orm' | 'vehicleCommands' | 'vehicleCommandTimeoutMs'>,
-) {
-  return {
-    ...createRentalActivities({
-      orm: deps.orm,
-      vehicleCommands: deps.vehicleCommands,
-      defaultCommandTimeoutMs: deps.vehicleCommandTimeoutMs,
-    }),
-  };
+/** Every activity the fleetflow task queue serves, from every domain; two with one name fail at start. */
+export function createActivities(deps: ActivityDeps) {
+  const activities: Record<string, (...args: never[]) => Promise<unknown>> = {};
+  const owner = new Map<string, string>();
+  for (const domain of domains) {
+    for (const [name, activity] of Object.entries(domain.activities?.(deps) ?? {})) {
+      if (owner.has(name))
+        throw new Error(
+          `activity ${name} is defined by both the ${owner.get(name)} and the ${domain.name} domain`,
+        );
+      owner.set(name, domain.name);
+      activities[name] = activity;
+    }
+  }
+  return activities;
 }
 
 /** The worker that runs fleetflow's workflows and activities on one task queue. */
@@ -37,8 +58,11 @@ export async function createFleetflowWorker(deps: FleetflowWorkerDeps): Promise<
     connection: deps.connection,
     namespace: deps.namespace,
     taskQueue: deps.taskQueue,
-    ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath }),
+    ...(deps.workflowBundle
+      ? { workflowBundle: deps.workflowBundle }
+      : { workflowsPath: workflowsEntryPath() }),
     activities: createActivities(deps),
     maxConcurrentActivityTaskExecutions: 100,
+    ...deps.options,
   });
 }

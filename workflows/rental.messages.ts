@@ -1,13 +1,28 @@
-// Messages of the rental workflow; the API imports these without importing workflow code.
+// Messages of the rental workflow, its id and its start options; the API and the tests import these
+// without importing workflow code.
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { WorkflowIdReusePolicy } from '@temporalio/common';
 import type {
   ActiveMode,
   RentalOperationType,
   RentalReservationSettings,
   RentalState,
+  RentalTransitionName,
 } from '../domain/rental.js';
+import {
+  BranchIdKey,
+  CustomerIdKey,
+  EntityStateKey,
+  TenantIdKey,
+  VehicleIdKey,
+} from './search-attributes.js';
 
 export const RENTAL_WORKFLOW_TYPE = 'rentalWorkflow';
+
+/** `rental:{tenant}:{rentalId}`: one workflow per rental, readable in the Temporal UI. */
+export function rentalWorkflowId(tenant: string, rentalId: number): string {
+  return `rental:${tenant}:${rentalId}`;
+}
 
 /** What AdminAddRental asks for; the workflow checks the rest (vehicle readiness, open rentals). */
 export interface RentalWorkflowInput {
@@ -24,6 +39,27 @@ export interface RentalWorkflowInput {
   resume?: RentalWorkflowSnapshot;
 }
 
+/**
+ * How every rental workflow is started (API and tests alike): its readable id, a duplicate-rejecting
+ * policy, the search attributes ops filter by, and a memo of who created it.
+ */
+export function rentalWorkflowStartOptions(input: RentalWorkflowInput, taskQueue: string) {
+  return {
+    workflowId: rentalWorkflowId(input.tenant, input.rentalId),
+    taskQueue,
+    args: [input] as [RentalWorkflowInput],
+    workflowIdReusePolicy: 'REJECT_DUPLICATE' as WorkflowIdReusePolicy,
+    typedSearchAttributes: [
+      { key: TenantIdKey, value: input.tenant },
+      { key: BranchIdKey, value: String(input.branchId) },
+      { key: VehicleIdKey, value: String(input.vehicleId) },
+      { key: CustomerIdKey, value: String(input.customerId) },
+      { key: EntityStateKey, value: 'PENDING' },
+    ],
+    memo: { requestedBy: input.requestedBy, startImmediately: input.startImmediately },
+  };
+}
+
 /** The workflow's view of its rental; returned by updates and the status query. */
 export interface RentalWorkflowSnapshot {
   rentalId: number;
@@ -35,7 +71,7 @@ export interface RentalWorkflowSnapshot {
   disallowedOperations: string[];
   hasTailbox: boolean;
   startTimeoutSeconds?: number;
-  operationInProgress?: RentalOperationType | 'CANCEL' | 'EXPIRE';
+  operationInProgress?: RentalTransitionName;
 }
 
 export interface RentalWorkflowResult {

@@ -10,12 +10,17 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { RentalActivities } from '../activities/rental.js';
+import type { FleetActivities } from '../activities/fleet.js';
 import {
   operationRefusal,
+  rentalTransitions,
   renewedReservationExpiry,
   terminalRentalStates,
+  transitionRefusal,
   type RentalState,
+  type RentalTransitionName,
 } from '../domain/rental.js';
+import type { VehicleReport } from '../domain/vehicle.js';
 import { baseCode, catalogueEntry } from '../domain/errors.js';
 import {
   awaitReservationUpdate,
@@ -29,9 +34,8 @@ import {
 } from './rental.messages.js';
 import { EntityStateKey } from './search-attributes.js';
 
-/** Business refusals raised by activities; retrying them cannot help. */
-const nonRetryableTypes = ['R102', 'R103', 'R104', 'R201', 'U106', 'U131', 'V404', 'V410', 'V502', 'R404'];
-
+// Business refusals arrive as non-retryable ApplicationFailures (activities/support.ts); everything else
+// (database, broker, network) is an infrastructure fault and retries with backoff.
 const records = proxyActivities<RentalActivities>({
   startToCloseTimeout: '20 seconds',
   retry: {
@@ -39,20 +43,14 @@ const records = proxyActivities<RentalActivities>({
     backoffCoefficient: 2,
     maximumInterval: '30 seconds',
     maximumAttempts: 10,
-    nonRetryableErrorTypes: nonRetryableTypes,
   },
 });
 
 // A vehicle that does not answer is retried with the same command id (the device deduplicates), then
 // reported; the operator is waiting on the HTTP call, so attempts are few.
-const vehicle = proxyActivities<RentalActivities>({
+const fleet = proxyActivities<FleetActivities>({
   startToCloseTimeout: '40 seconds',
-  retry: {
-    initialInterval: '500 milliseconds',
-    backoffCoefficient: 2,
-    maximumAttempts: 2,
-    nonRetryableErrorTypes: nonRetryableTypes,
-  },
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumAttempts: 2 },
 });
 
 function refusal(code: string, message?: string, details?: Record<string, unknown>): ApplicationFailure {
@@ -97,105 +95,65 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
     upsertSearchAttributes([{ key: EntityStateKey, value: state }]);
   };
 
-  async function command(name: string, requestedBy: string, failureCode?: string, timeoutSeconds?: number) {
+  /** Sends the transition's vehicle command, if it has one, and returns what the vehicle reported. */
+  async function vehicleStep(
+    name: RentalTransitionName,
+    requestedBy: string,
+  ): Promise<VehicleReport | undefined> {
+    const transition = rentalTransitions[name];
+    if (!transition.vehicleCommand) return undefined;
     try {
-      return await vehicle.sendVehicleCommand({
+      const outcome = await fleet.sendVehicleCommand({
         ...common,
         vehicleId: input.vehicleId,
-        command: name,
+        command: transition.vehicleCommand,
         requestedBy,
-        timeoutMs: (timeoutSeconds ?? 0) * 1000 || undefined,
+        timeoutMs:
+          name === 'START' && snapshot.startTimeoutSeconds ? snapshot.startTimeoutSeconds * 1000 : undefined,
       });
+      return outcome.report;
     } catch (error) {
-      throw vehicleFailure(failureCode, error);
+      throw vehicleFailure(transition.vehicleFailureCode, error);
     }
   }
 
-  async function runOperation(request: RentalOperationRequest): Promise<RentalWorkflowSnapshot> {
-    const at = new Date().toISOString();
-    const base = {
+  /** Runs one row of the transition table: the vehicle command, then the recorded transition. */
+  async function transition(
+    name: RentalTransitionName,
+    request: { requestedBy: string; adminOverride?: boolean; userPosition?: { lat: number; lng: number } },
+    at = new Date(),
+    reservationExpiresAtMs?: number,
+  ): Promise<void> {
+    const vehicleReport = await vehicleStep(name, request.requestedBy);
+    await records.recordRentalTransition({
       ...common,
-      at,
+      transition: name,
+      at: at.toISOString(),
       requestedBy: request.requestedBy,
       adminOverride: request.adminOverride ?? false,
-    };
-    switch (request.operationType) {
-      case 'START': {
-        const reply = await command('UNLOCK', request.requestedBy, 'R173', snapshot.startTimeoutSeconds);
-        await records.recordRentalTransition({
-          ...base,
-          expectedStates: ['RESERVATION'],
-          state: 'ACTIVE',
-          activeMode: 'DRIVING',
-          eventType: 'RENTAL_START',
-          vehicle: reply.vehicle,
-          started: true,
-        });
-        snapshot.activeMode = 'DRIVING';
-        setState('ACTIVE');
-        break;
-      }
-      case 'END': {
-        const reply = await command('LOCK', request.requestedBy, 'R174');
-        await records.recordRentalTransition({
-          ...base,
-          expectedStates: ['ACTIVE'],
-          state: 'ENDED',
-          activeMode: null,
-          eventType: 'RENTAL_END',
-          vehicle: reply.vehicle,
-          ended: true,
-          position: request.userPosition,
-        });
-        snapshot.activeMode = undefined;
-        setState('ENDED');
-        break;
-      }
-      case 'PARK':
-      case 'DRIVE': {
-        const parking = request.operationType === 'PARK';
-        const reply = await command(parking ? 'LOCK' : 'UNLOCK', request.requestedBy);
-        await records.recordRentalTransition({
-          ...base,
-          expectedStates: ['ACTIVE'],
-          state: 'ACTIVE',
-          activeMode: parking ? 'PARKING' : 'DRIVING',
-          eventType: parking ? 'RENTAL_PARK' : 'RENTAL_DRIVE',
-          vehicle: reply.vehicle,
-        });
-        snapshot.activeMode = parking ? 'PARKING' : 'DRIVING';
-        break;
-      }
-      case 'RENEW_RESERVATION': {
-        const expiry = renewedReservationExpiry(
-          snapshot.reservedAtMs ?? Date.now(),
-          snapshot.reservationExpiresAtMs ?? Date.now(),
-          Date.now(),
-          snapshot.reservationSettings!,
-        );
-        if (expiry === undefined) throw refusal('R203');
-        await records.recordRentalTransition({
-          ...base,
-          expectedStates: ['RESERVATION'],
-          state: 'RESERVATION',
-          eventType: 'RENTAL_RENEW_RESERVATION',
-          reservationExpiresAt: new Date(expiry).toISOString(),
-        });
-        snapshot.reservationExpiresAtMs = expiry;
-        break;
-      }
-      case 'OPEN_TAILBOX': {
-        const reply = await command('OPEN_TAILBOX', request.requestedBy);
-        await records.recordRentalTransition({
-          ...base,
-          expectedStates: ['ACTIVE'],
-          state: 'ACTIVE',
-          eventType: 'RENTAL_OPEN_TAILBOX',
-          vehicle: reply.vehicle,
-        });
-        break;
-      }
+      vehicleReport,
+      position: request.userPosition,
+      reservationExpiresAt:
+        reservationExpiresAtMs === undefined ? undefined : new Date(reservationExpiresAtMs).toISOString(),
+    });
+    const row = rentalTransitions[name];
+    if (row.activeMode !== undefined) snapshot.activeMode = row.activeMode ?? undefined;
+    if (reservationExpiresAtMs !== undefined) snapshot.reservationExpiresAtMs = reservationExpiresAtMs;
+    if (row.to !== snapshot.state) setState(row.to);
+  }
+
+  async function runOperation(request: RentalOperationRequest): Promise<RentalWorkflowSnapshot> {
+    let expiry: number | undefined;
+    if (request.operationType === 'RENEW_RESERVATION') {
+      expiry = renewedReservationExpiry(
+        snapshot.reservedAtMs ?? Date.now(),
+        snapshot.reservationExpiresAtMs ?? Date.now(),
+        Date.now(),
+        snapshot.reservationSettings!,
+      );
+      if (expiry === undefined) throw refusal('R203');
     }
+    await transition(request.operationType, request, new Date(), expiry);
     return view();
   }
 
@@ -254,23 +212,17 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
     cancelReservationUpdate,
     ({ requestedBy }) =>
       exclusively('CANCEL', async () => {
-        await records.recordRentalTransition({
-          ...common,
-          at: new Date().toISOString(),
-          requestedBy,
-          adminOverride: false,
-          expectedStates: ['RESERVATION'],
-          state: 'CANCELLED',
-          eventType: 'RENTAL_CANCEL_RESERVATION',
-          ended: true,
-        });
-        setState('CANCELLED');
+        await transition('CANCEL', { requestedBy });
         return view();
       }),
     {
       validator: (_request) => {
         assertIdle();
-        if (snapshot.state !== 'RESERVATION')
+        if (
+          snapshot.state === 'PENDING' ||
+          snapshot.state === 'REJECTED' ||
+          transitionRefusal('CANCEL', snapshot.state, snapshot.activeMode)
+        )
           throw refusal('R201', `only a reservation can be cancelled; the rental is ${snapshot.state}`);
       },
     },
@@ -323,19 +275,9 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
       } else if (snapshot.operationInProgress) {
         await condition(() => !snapshot.operationInProgress);
       } else {
-        await exclusively('EXPIRE', async () => {
-          await records.recordRentalTransition({
-            ...common,
-            at: new Date(deadline).toISOString(),
-            requestedBy: 'system:reservation-timer',
-            adminOverride: false,
-            expectedStates: ['RESERVATION'],
-            state: 'EXPIRED',
-            eventType: 'RENTAL_RESERVATION_EXPIRED',
-            ended: true,
-          });
-          setState('EXPIRED');
-        });
+        await exclusively('EXPIRE', () =>
+          transition('EXPIRE', { requestedBy: 'system:reservation-timer' }, new Date(deadline)),
+        );
       }
     } else {
       await condition(

@@ -28,20 +28,3 @@ export {
   VehicleCommand,
 };
 export { TenantScoped, TENANT_FILTER } from './TenantScoped.js';
-
-/** Every entity, in one list for the ORM configuration. */
-export const allEntities = [
-  Tenant,
-  BusinessUnit,
-  Branch,
-  VehicleCategory,
-  Vehicle,
-  Customer,
-  Rental,
-  Event,
-  Role,
-  RoleAssignment,
-  ApiClient,
-  Setting,
-  VehicleCommand,
-];

@@ -21,7 +21,7 @@ import { Vehicle } from '../../db/entities/index.js';
 import { connectMqtt, VehicleCommandClient } from '../../devices/command-client.js';
 import { FleetSimulator } from '../../devices/simulator.js';
 import { TelemetryIngestor } from '../../workers/telemetry-ingestor.js';
-import { createFleetflowWorker, workflowsPath } from '../../workers/worker.js';
+import { createFleetflowWorker, workflowsEntryPath } from '../../workers/worker.js';
 
 export interface TestBackend {
   orm: MikroORM;
@@ -42,7 +42,7 @@ let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 /** The workflow bundle, built once per test file. */
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   bundle ??= bundleWorkflowCode({
-    workflowsPath,
+    workflowsPath: workflowsEntryPath(),
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
   });
   return bundle;

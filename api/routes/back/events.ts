@@ -1,14 +1,31 @@
-import { Router } from 'express';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import { Type, type Static } from '@sinclair/typebox';
 import { Event, Rental, Vehicle } from '../../../db/entities/index.js';
-import { tenantEm } from '../../../db/orm.js';
 import { DomainError } from '../../../domain/errors.js';
-import { RequestAuthorizer } from '../../authorization.js';
-import { pathTenant, principalOf } from '../../context.js';
-import { pageRequest, setPagingHeaders } from '../../paging.js';
+import { ok, defineRoute, type RouteContext } from '../../kernel/route.js';
+import { component, DateTime, Id, Nullable, Position, StringEnum } from '../../kernel/schemas.js';
+
+const EventSchema = component(
+  'Event',
+  Type.Object(
+    {
+      id: Type.Integer({ format: 'int64', minimum: 1 }),
+      type: Type.String(),
+      createdAt: DateTime(),
+      branchId: Nullable(Id()),
+      vehicleId: Nullable(Id()),
+      rentalId: Nullable(Id()),
+      guserId: Nullable(Id()),
+      adminGuser: Nullable(Type.String()),
+      position: Nullable(Position),
+      description: Nullable(Type.String()),
+      payload: Nullable(Type.Object({})),
+    },
+    { additionalProperties: false },
+  ),
+);
 
 /** The API's event representation; GPS positions only for callers holding POSITION_LOG_READ. */
-export function toEventDto(event: Event, showPosition: boolean) {
+export function toEventDto(event: Event, showPosition: boolean): Static<typeof EventSchema> {
   return {
     id: Number(event.id),
     type: event.type,
@@ -24,33 +41,58 @@ export function toEventDto(event: Event, showPosition: boolean) {
   };
 }
 
-/** `GET /{entityType}/{entityId}/events`: an entity's timeline, for support and audits. */
-export function eventsRouter(orm: MikroORM): Router {
-  const router = Router({ mergeParams: true });
-  router.get('/:entityType/:entityId/events', async (req, res) => {
-    const em = tenantEm(orm, pathTenant(req));
-    const authorizer = new RequestAuthorizer(em, principalOf(req));
-    const entityId = Number(req.params.entityId);
-    const entityType = req.params.entityType as 'RENTALS' | 'VEHICLES';
-    const owner =
+const entityTypes = ['RENTALS', 'VEHICLES'] as const;
+
+/** The branch of the entity whose timeline is asked for, loaded once per request. */
+const ownerBranchOf = (
+  ctx: RouteContext<{ entityType: (typeof entityTypes)[number]; entityId: number }>,
+): Promise<number> =>
+  ctx.once('owner-branch', async () => {
+    const { entityType, entityId } = ctx.params;
+    const owner: { branch: { id: number } } | null =
       entityType === 'RENTALS'
-        ? await em.findOne(Rental, entityId, { fields: ['branch'] })
-        : await em.findOne(Vehicle, entityId, { fields: ['branch'] });
+        ? await ctx.em.findOne(Rental, entityId, { fields: ['branch'] })
+        : await ctx.em.findOne(Vehicle, entityId, { fields: ['branch'] });
     if (!owner) throw new DomainError(entityType === 'RENTALS' ? 'R404' : 'V404');
-    await authorizer.requireOnBranch('EVENT_READ', owner.branch.id);
-    const showPosition = await authorizer.holds({
+    return owner.branch.id;
+  });
+
+/** `GET /{entityType}/{entityId}/events`: an entity's timeline, for support and audits. */
+export const entityEvents = defineRoute({
+  operationId: 'entityEvents',
+  method: 'get',
+  path: '/{entityType}/{entityId}/events',
+  interface: 'back',
+  summary: "An entity's event timeline, oldest first",
+  description: 'Positions are shown only to callers holding POSITION_LOG_READ on the branch.',
+  tags: ['Events'],
+  params: Type.Object({ entityType: StringEnum(entityTypes), entityId: Id() }),
+  paged: { defaultSize: 50 },
+  access: {
+    permission: 'EVENT_READ',
+    branchOf: 'the entity',
+    branch: (ctx) => ownerBranchOf(ctx),
+  },
+  responses: { 200: { description: 'Events', schema: Type.Array(EventSchema) } },
+  errors: ['R404', 'V404'],
+  async handler(ctx) {
+    const { em, params, page } = ctx;
+    const showPosition = await ctx.holds({
       permission: 'POSITION_LOG_READ',
-      branchId: owner.branch.id,
+      branchId: await ownerBranchOf(ctx),
     });
-    const page = pageRequest(req, 50);
-    const where = entityType === 'RENTALS' ? { rentalId: entityId } : { vehicleId: entityId };
+    const where =
+      params.entityType === 'RENTALS' ? { rentalId: params.entityId } : { vehicleId: params.entityId };
     const [events, total] = await em.findAndCount(Event, where, {
       orderBy: { id: 'asc' },
       limit: page.size,
       offset: page.offset,
     });
-    setPagingHeaders(res, total, page);
-    res.json(events.map((event) => toEventDto(event, showPosition)));
-  });
-  return router;
-}
+    return ok(
+      events.map((event) => toEventDto(event, showPosition)),
+      { total },
+    );
+  },
+});
+
+export const eventRoutes = [entityEvents];

@@ -1,32 +1,39 @@
-import { Router } from 'express';
-import type { MikroORM } from '@mikro-orm/postgresql';
-import { tenantEm } from '../../../db/orm.js';
-import type { Permission } from '../../../domain/permissions.js';
+import { Type } from '@sinclair/typebox';
 import { DomainError } from '../../../domain/errors.js';
-import { RequestAuthorizer } from '../../authorization.js';
-import { pathTenant, principalOf } from '../../context.js';
+import { ok, defineRoute } from '../../kernel/route.js';
+import { Id, Str } from '../../kernel/schemas.js';
 
 /** `GET /roles/assignments/exists`: lets a dashboard pre-check what the caller may do (the action stays authoritative). */
-export function rolesRouter(orm: MikroORM): Router {
-  const router = Router({ mergeParams: true });
-  router.get('/roles/assignments/exists', async (req, res) => {
-    const authorizer = new RequestAuthorizer(tenantEm(orm, pathTenant(req)), principalOf(req));
-    const query = req.query as {
-      permission?: Permission;
-      roleName?: string;
-      branchId?: string;
-      businessUnitId?: string;
-    };
-    if (query.permission === undefined && query.roleName === undefined) {
-      throw new DomainError('0022', 'give permission or roleName');
-    }
-    const exists = await authorizer.holds({
-      permission: query.permission,
-      roleName: query.roleName,
-      branchId: query.branchId === undefined ? undefined : Number(query.branchId),
-      businessUnitId: query.businessUnitId === undefined ? undefined : Number(query.businessUnitId),
-    });
-    res.json({ exists });
-  });
-  return router;
-}
+export const roleAssignmentExists = defineRoute({
+  operationId: 'roleAssignmentExists',
+  method: 'get',
+  path: '/roles/assignments/exists',
+  interface: 'back',
+  summary: 'Does the caller hold a permission (or a role), optionally on a branch or business unit',
+  description:
+    'A pre-check only: the action endpoint stays authoritative. Give `permission`, `roleName` or both; a permission no domain declares is held by nobody.',
+  tags: ['Roles'],
+  query: Type.Object({
+    permission: Type.Optional(
+      Str(64, { pattern: '^[A-Z][A-Z0-9_]*$', description: 'A permission name, e.g. RENTAL_READ.' }),
+    ),
+    roleName: Type.Optional(Str(100, { minLength: 1 })),
+    branchId: Type.Optional(Id()),
+    businessUnitId: Type.Optional(Id()),
+  }),
+  access: { anyCaller: 'the answer only ever concerns the caller’s own grants.' },
+  responses: {
+    200: {
+      description: 'Whether the caller holds it',
+      schema: Type.Object({ exists: Type.Boolean() }, { additionalProperties: false }),
+    },
+  },
+  errors: ['B404'],
+  async handler({ query, holds }) {
+    if (query.permission === undefined && query.roleName === undefined)
+      throw new DomainError('0022', 'give permission, roleName or both');
+    return ok({ exists: await holds(query) });
+  },
+});
+
+export const roleRoutes = [roleAssignmentExists];

@@ -1,36 +1,60 @@
-import { Router } from 'express';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import { Type, type Static } from '@sinclair/typebox';
 import { Setting } from '../../../db/entities/index.js';
-import { tenantEm } from '../../../db/orm.js';
 import { settingForBranch } from '../../../db/settings.js';
-import { pathTenant } from '../../context.js';
+import { ok, defineRoute } from '../../kernel/route.js';
+import { component, Int, Str, StringEnum } from '../../kernel/schemas.js';
 
-const toArray = (value: unknown): string[] =>
-  value === undefined ? [] : Array.isArray(value) ? value.map(String) : [String(value)];
+const SettingSimple = component(
+  'SettingSimple',
+  Type.Object(
+    {
+      key: Type.String(),
+      area: StringEnum(['APP', 'SHARED'] as const),
+      branchIds: Type.Array(Type.Integer()),
+      value: Type.Object({}),
+    },
+    { additionalProperties: false },
+  ),
+);
 
 /** `GET /settings`: app configuration (areas APP and SHARED only; never secrets), resolved per branch with fallback. */
-export function appSettingsRouter(orm: MikroORM): Router {
-  const router = Router({ mergeParams: true });
-  router.get('/settings', async (req, res) => {
-    const tenant = pathTenant(req);
-    const em = tenantEm(orm, tenant);
-    const keys = toArray(req.query.keys);
-    const branchIds = toArray(req.query.branchIds).map(Number);
+export const getAppSettings = defineRoute({
+  operationId: 'getAppSettings',
+  method: 'get',
+  path: '/settings',
+  interface: 'front',
+  summary: 'Effective APP and SHARED settings for the given keys',
+  tags: ['Settings'],
+  query: Type.Object({
+    keys: Type.Array(Str(200, { minLength: 1 }), { minItems: 1, maxItems: 50 }),
+    branchIds: Type.Optional(Type.Array(Int(0, 2147483647), { maxItems: 50 })),
+  }),
+  access: { anyCaller: 'only settings of the APP and SHARED areas, which every app may read, are shown.' },
+  responses: {
+    200: { description: 'Settings found (unknown keys are left out)', schema: Type.Array(SettingSimple) },
+  },
+  errors: [],
+  async handler({ em, tenant, query }) {
+    const keys = query.keys;
+    const branchIds = query.branchIds ?? [];
     const rows = await em.find(
       Setting,
       { key: { $in: keys }, area: { $in: ['APP', 'SHARED'] } },
       { orderBy: { id: 'asc' } },
     );
-    const result: Array<{ key: string; area: string; branchIds: number[]; value: Record<string, unknown> }> =
-      [];
-    for (const key of keys) {
+    const result: Static<typeof SettingSimple>[] = [];
+    const simple = (row: Setting, ids: number[]) => ({
+      key: row.key,
+      area: row.area as 'APP' | 'SHARED',
+      branchIds: ids,
+      value: row.value,
+    });
+    for (const key of new Set(keys)) {
       const candidates = rows.filter((row) => row.key === key);
       if (candidates.length === 0) continue;
       // Without branchIds, every configured value of the key; with them, the effective value per branch.
       if (branchIds.length === 0) {
-        candidates.forEach((row) =>
-          result.push({ key, area: row.area, branchIds: row.branchIds, value: row.value }),
-        );
+        candidates.forEach((row) => result.push(simple(row, row.branchIds)));
         continue;
       }
       const chosen = new Map<Setting, number[]>();
@@ -38,9 +62,10 @@ export function appSettingsRouter(orm: MikroORM): Router {
         const match = await settingForBranch(em, tenant, candidates, branchId);
         if (match) chosen.set(match, [...(chosen.get(match) ?? []), branchId]);
       }
-      chosen.forEach((ids, row) => result.push({ key, area: row.area, branchIds: ids, value: row.value }));
+      chosen.forEach((ids, row) => result.push(simple(row, ids)));
     }
-    res.json(result);
-  });
-  return router;
-}
+    return ok(result);
+  },
+});
+
+export const appSettingRoutes = [getAppSettings];

@@ -1,8 +1,6 @@
-import { Router } from 'express';
-import type { MikroORM } from '@mikro-orm/postgresql';
-import { Event } from '../../../db/entities/index.js';
-import { tenantEm } from '../../../db/orm.js';
-import { pathTenant } from '../../context.js';
+import { Type } from '@sinclair/typebox';
+import { noContent, defineRoute } from '../../kernel/route.js';
+import { Str } from '../../kernel/schemas.js';
 
 /** Parses the Device-Position header ("lat;lng" or "lat lng"); invalid values are ignored, as the spec asks. */
 export function parseDevicePosition(header: string | undefined): { lat: number; lng: number } | undefined {
@@ -15,23 +13,33 @@ export function parseDevicePosition(header: string | undefined): { lat: number; 
 }
 
 /** `POST /userevents?type=APP_...`: app interaction telemetry, anonymous or linked to the signed-in caller. */
-export function userEventsRouter(orm: MikroORM): Router {
-  const router = Router({ mergeParams: true });
-  router.post('/userevents', async (req, res) => {
-    const em = tenantEm(orm, pathTenant(req));
-    const body =
-      req.body && typeof req.body === 'object' && Object.keys(req.body).length
-        ? (req.body as Record<string, unknown>)
-        : null;
-    em.create(Event, {
-      tenant: pathTenant(req) as never,
-      type: String(req.query.type),
-      position: parseDevicePosition(req.header('device-position')) ?? null,
-      adminSubject: req.context.principal?.subject ?? null,
-      payload: body ? { requestInfo: body } : null,
+export const postUserEvent = defineRoute({
+  operationId: 'postUserEvent',
+  method: 'post',
+  path: '/userevents',
+  interface: 'front',
+  summary: 'Record one app interaction (type must start with APP_)',
+  description:
+    'Anonymous calls are accepted; with a valid token the event is linked to the caller. The optional `Device-Position` header ("lat;lng" or "lat lng", WGS84) is stored when valid and ignored otherwise.',
+  tags: ['App events'],
+  query: Type.Object({ type: Str(64, { pattern: '^APP_[A-Z0-9_]{1,60}$' }) }),
+  headers: Type.Object({ 'Device-Position': Type.Optional(Str(64)) }),
+  body: Type.Object({}, { maxProperties: 20 }),
+  bodyRequired: false,
+  access: { anonymous: 'apps report interactions before anyone signs in; events are write-only.' },
+  authentication: 'optional',
+  responses: { 204: { description: 'Recorded' } },
+  errors: [],
+  async handler({ query, headers, body, principal, recordEvent }) {
+    const payload = body && Object.keys(body).length ? { requestInfo: body } : null;
+    recordEvent({
+      type: query.type,
+      position: parseDevicePosition(headers['Device-Position']) ?? null,
+      adminSubject: principal?.subject ?? null,
+      payload,
     });
-    await em.flush();
-    res.status(204).end();
-  });
-  return router;
-}
+    return noContent();
+  },
+});
+
+export const userEventRoutes = [postUserEvent];

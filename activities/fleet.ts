@@ -1,0 +1,157 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { inTenantTransaction, type EntityManager } from '../db/orm.js';
+import { Vehicle, VehicleCommand } from '../db/entities/index.js';
+import { recordEvent } from '../db/events.js';
+import { categoryConfiguration } from '../db/categories.js';
+import { applyVehicleReport, powerStates, type PowerState, type VehicleReport } from '../domain/vehicle.js';
+import { VehicleCommandTimeoutError, type VehicleCommandClient } from '../devices/command-client.js';
+import type { VehicleCommandName } from '../devices/protocol.js';
+import { activityIdempotencyKey } from './support.js';
+
+export interface FleetActivityDeps {
+  orm: MikroORM;
+  vehicleCommands: VehicleCommandClient;
+  /** Reply timeout when the category sets none. */
+  vehicleCommandTimeoutMs: number;
+}
+
+export interface SendVehicleCommandInput {
+  tenant: string;
+  rentalId?: number;
+  vehicleId: number;
+  command: VehicleCommandName;
+  requestedBy: string;
+  timeoutMs?: number;
+}
+
+export interface VehicleCommandOutcome {
+  status: 'OK';
+  /** What the vehicle reported about itself in its reply (apply it with `applyReportToVehicle`). */
+  report: VehicleReport;
+}
+
+/** The report carried by a command reply's `data`, keeping only well-typed fields. */
+function reportFromReply(data: Record<string, unknown> | undefined | null, at: string): VehicleReport {
+  const report: VehicleReport = { at: Number.isNaN(Date.parse(at)) ? new Date().toISOString() : at };
+  if (!data) return report;
+  const position = data.position as { lat?: unknown; lng?: unknown } | undefined;
+  if (position && typeof position.lat === 'number' && typeof position.lng === 'number')
+    report.position = { lat: position.lat, lng: position.lng };
+  if (typeof data.odometerKm === 'number') report.odometerKm = data.odometerKm;
+  if (typeof data.stateOfCharge === 'number') report.stateOfCharge = data.stateOfCharge;
+  if (typeof data.locked === 'boolean') report.locked = data.locked;
+  if (typeof data.charging === 'boolean') report.charging = data.charging;
+  if (powerStates.includes(data.powerState as PowerState)) report.powerState = data.powerState as PowerState;
+  return report;
+}
+
+/**
+ * Applies a device report to a vehicle row inside the caller's transaction: used by activities that
+ * record what a command reply said, and by the telemetry ingestor for every telemetry message.
+ */
+export async function applyReportToVehicle(
+  em: EntityManager,
+  vehicle: Vehicle,
+  report: VehicleReport,
+): Promise<void> {
+  const socLevels =
+    report.stateOfCharge === undefined
+      ? undefined
+      : (await categoryConfiguration(em, vehicle.category.id)).socLevels;
+  applyVehicleReport(vehicle, report, socLevels);
+}
+
+async function recordCommandOutcome(
+  orm: MikroORM,
+  input: SendVehicleCommandInput,
+  commandId: string,
+  status: VehicleCommand['status'],
+  failureReason: VehicleCommand['failureReason'] | undefined,
+  data: Record<string, unknown> | undefined,
+): Promise<void> {
+  await inTenantTransaction(orm, input.tenant, async (em) => {
+    const command = await em.findOneOrFail(VehicleCommand, { commandId });
+    const answeredAt = new Date();
+    command.status = status;
+    command.failureReason = failureReason ?? null;
+    command.data = data ?? null;
+    command.answeredAt = status === 'TIMEOUT' ? null : answeredAt;
+    recordEvent(em, {
+      type: `VEHICLE_COMMAND_${input.command}`,
+      createdAt: answeredAt,
+      vehicleId: input.vehicleId,
+      rentalId: input.rentalId ?? null,
+      adminSubject: input.requestedBy,
+      description:
+        status === 'OK'
+          ? 'OK'
+          : `${status}${failureReason?.description ? `: ${failureReason.description}` : ''}`,
+      payload: { commandId, status, failureReason: failureReason ?? null },
+    });
+  });
+}
+
+/** Vehicle I/O: the fleet's activities, called by the rental workflow and every later domain that commands vehicles. */
+export function createFleetActivities({ orm, vehicleCommands, vehicleCommandTimeoutMs }: FleetActivityDeps) {
+  return {
+    /**
+     * Sends one command to a vehicle and waits for its answer. The command id is the activity's
+     * idempotency key: a retry re-sends the same id (the device answers without acting twice) and an
+     * already-answered command is not sent again. A timeout is retryable (V504); a refusal is not (V502).
+     */
+    async sendVehicleCommand(input: SendVehicleCommandInput): Promise<VehicleCommandOutcome> {
+      const commandId = activityIdempotencyKey();
+      const timeoutMs = input.timeoutMs ?? vehicleCommandTimeoutMs;
+      const previous = await inTenantTransaction(orm, input.tenant, async (em) => {
+        const known = await em.findOne(VehicleCommand, { commandId });
+        if (known) return known;
+        em.create(VehicleCommand, {
+          commandId,
+          vehicleId: input.vehicleId,
+          command: input.command,
+          rentalId: input.rentalId,
+          requestedBy: input.requestedBy,
+        });
+        return undefined;
+      });
+      if (previous?.status === 'OK')
+        return {
+          status: 'OK',
+          report: reportFromReply(previous.data, (previous.answeredAt ?? new Date()).toISOString()),
+        };
+
+      let reply;
+      try {
+        reply = await vehicleCommands.send({
+          tenant: input.tenant,
+          vehicleId: String(input.vehicleId),
+          command: input.command,
+          commandId,
+          timeoutMs,
+        });
+      } catch (error) {
+        if (!(error instanceof VehicleCommandTimeoutError)) throw error;
+        await recordCommandOutcome(orm, input, commandId, 'TIMEOUT', undefined, undefined);
+        throw ApplicationFailure.create({
+          type: 'V504',
+          message: `vehicle did not answer ${input.command} within ${timeoutMs} ms`,
+        });
+      }
+      await recordCommandOutcome(orm, input, commandId, reply.status, reply.failureReason, reply.data);
+      if (reply.status !== 'OK') {
+        const reason = reply.failureReason?.description ?? reply.failureReason?.code ?? reply.status;
+        throw ApplicationFailure.create({
+          type: 'V502',
+          message: `vehicle ${reply.status === 'REFUSED' ? 'refused' : 'failed'} ${input.command}: ${reason}`,
+          nonRetryable: true,
+          details: [{ failureReason: reply.failureReason ?? null }],
+        });
+      }
+      return { status: 'OK', report: reportFromReply(reply.data, reply.at) };
+    },
+  };
+}
+
+/** The activity interface workflows proxy for vehicle I/O. */
+export type FleetActivities = ReturnType<typeof createFleetActivities>;

@@ -1,0 +1,29 @@
+// The two OpenAPI documents, assembled from the route declarations of every domain.
+import { allRoutes } from '../platform/domains/index.js';
+import { buildDocument } from './kernel/openapi.js';
+
+/** The operator interface (`/v1/{tenant}/back`) and the token endpoint. */
+export function backDocument() {
+  return buildDocument(
+    'back',
+    {
+      title: 'fleetflow operator API',
+      description:
+        'Operator interface of the fleetflow shared-mobility platform. Every call needs a bearer token of scope `back` issued by `POST /v1/{tenant}/auth/token`; permissions come from role assignments on branches (operational) and business units (finance). Errors use the body `{errorCode, userMessage, httpStatus, traceId}`; each operation lists the catalogue codes it may answer with.',
+    },
+    allRoutes(),
+  );
+}
+
+/** The app interface (`/v1/{tenant}/front`) and the token endpoint. */
+export function frontDocument() {
+  return buildDocument(
+    'front',
+    {
+      title: 'fleetflow app API',
+      description:
+        'User-facing interface for white-label apps. Tokens of scope `front` come from `POST /v1/{tenant}/auth/token`. Errors use the body `{errorCode, userMessage, httpStatus, traceId}`; each operation lists the catalogue codes it may answer with.',
+    },
+    allRoutes(),
+  );
+}

@@ -1,0 +1,228 @@
+// Turns route declarations into express routes: authentication before validation, contract validation
+// by express-openapi-validator, the declared access check, the handler with its typed context, and the
+// reply (status, headers, paging headers). Every route of the API is mounted here, case-sensitively.
+import type express from 'express';
+import type { Request, RequestHandler, Response } from 'express';
+import type { OpenApiRequestMetadata } from 'express-openapi-validator/dist/framework/types.js';
+import type { Client } from '@temporalio/client';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { Tenant } from '../../db/entities/index.js';
+import { tenantEm } from '../../db/orm.js';
+import { recordEvent } from '../../db/events.js';
+import { DomainError } from '../../domain/errors.js';
+import type { PermissionCatalogue } from '../../domain/permissions.js';
+import { RequestAuthorizer } from '../authorization.js';
+import { authenticateRequest, type TokenService } from '../auth.js';
+import type { Principal } from '../context.js';
+import { authenticationOf, fullPath, type AnyRoute, type PageRequest, type RouteContext } from './route.js';
+
+/** What handlers may use beyond their request: the application's long-lived clients. */
+export interface ApiServices {
+  orm: MikroORM;
+  temporal: Client;
+  taskQueue: string;
+  tokens: TokenService;
+  tokenTtlSeconds: number;
+  permissions: PermissionCatalogue;
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** Set by express-openapi-validator when it matched the request to an operation (path parameters coerced). */
+    openapi?: OpenApiRequestMetadata;
+  }
+  interface Locals {
+    /** The declaration serving the request, once matched (metrics, error-code checks). */
+    route?: AnyRoute;
+    /** Its OpenAPI path template, e.g. `/v1/{tenant}/back/rentals/{rentalId}`. */
+    routeTemplate?: string;
+  }
+}
+
+interface CompiledRoute {
+  route: AnyRoute;
+  pattern: RegExp;
+  template: string;
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+
+function compile(route: AnyRoute): CompiledRoute {
+  const template = fullPath(route);
+  const pattern = new RegExp(
+    `^${template
+      .split(/(\{[^}]+\})/)
+      .map((part) => (part.startsWith('{') ? '[^/]+' : escapeRegExp(part)))
+      .join('')}$`,
+  );
+  return { route, pattern, template };
+}
+
+/** Finds the declaration of a request (case-sensitive, no trailing slash), and whether the path exists at all. */
+export class RouteTable {
+  private readonly compiled: CompiledRoute[];
+
+  constructor(routes: readonly AnyRoute[]) {
+    this.compiled = routes.map(compile);
+  }
+
+  match(method: string, path: string): { exact?: CompiledRoute; pathKnown: boolean } {
+    const onPath = this.compiled.filter((entry) => entry.pattern.test(path));
+    const exact = onPath.find((entry) => entry.route.method === method.toLowerCase());
+    return { exact, pathKnown: onPath.length > 0 };
+  }
+}
+
+const interfacePrefix = /^\/v1\/([^/]+)\/(back|front)(?:\/|$)/;
+
+/**
+ * Authentication of `/v1/{tenant}/back` and `/front`, before the contract validator so that callers without
+ * a valid token learn nothing about the API. Routes that allow anonymous calls say so in their declaration.
+ */
+export function authenticationMiddleware(table: RouteTable, tokens: TokenService): RequestHandler {
+  return async (req, res, next) => {
+    const prefix = interfacePrefix.exec(req.path);
+    const { exact } = table.match(req.method, req.path);
+    if (exact) res.locals.routeTemplate = exact.template;
+    if (!prefix) return next();
+    const mode = exact ? authenticationOf(exact.route) : 'required';
+    if (mode !== 'none') {
+      const principal = await authenticateRequest(
+        tokens,
+        req,
+        prefix[2] as 'back' | 'front',
+        decodeURIComponent(prefix[1]!),
+        mode,
+      );
+      if (principal) req.context.principal = principal;
+    }
+    next();
+  };
+}
+
+const hasNul = (value: unknown): boolean => {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(hasNul);
+  if (value && typeof value === 'object')
+    return Object.entries(value).some(([key, item]) => key.includes('\u0000') || hasNul(item));
+  return false;
+};
+
+/** Tenants known to exist; anonymous routes check the path's tenant (tokens already name a real one). */
+const knownTenants = new Set<string>();
+
+async function assertTenantExists(orm: MikroORM, tenant: string): Promise<void> {
+  if (knownTenants.has(tenant)) return;
+  const found = await orm.em.fork().count(Tenant, { id: tenant }, { filters: false });
+  if (!found) throw new DomainError('AUTH051', `tenant "${tenant}" does not exist`);
+  knownTenants.add(tenant);
+}
+
+function context(route: AnyRoute, req: Request, services: ApiServices): RouteContext {
+  const tenant = String(req.openapi?.pathParams?.tenant ?? '');
+  const em = tenantEm(services.orm, tenant);
+  const principal: Principal | undefined = req.context.principal;
+  let authorizer: RequestAuthorizer | undefined;
+  const authorizerOf = () => {
+    if (!principal) throw new DomainError('JWT006');
+    authorizer ??= new RequestAuthorizer(em, principal, services.permissions);
+    return authorizer;
+  };
+  const memo = new Map<string, Promise<unknown>>();
+  const query = (req.query ?? {}) as Record<string, unknown>;
+  const page: PageRequest = route.paged
+    ? (() => {
+        const number = Number(query.page ?? 0);
+        const size = Number(query.size ?? route.paged.defaultSize);
+        return { page: number, size, offset: number * size };
+      })()
+    : { page: 0, size: 0, offset: 0 };
+  const headers: Record<string, string | undefined> = {};
+  for (const name of Object.keys(route.headers?.properties ?? {})) headers[name] = req.header(name);
+  const actor = principal?.subject ?? 'anonymous';
+  const pathParams = { ...(req.openapi?.pathParams ?? {}) } as Record<string, unknown>;
+  delete pathParams.tenant;
+  return {
+    tenant,
+    em,
+    principal,
+    actor,
+    params: pathParams,
+    query,
+    body: req.body,
+    headers,
+    page,
+    traceId: req.context.traceId,
+    baseUrl: `/v1/${tenant}/${route.interface}`,
+    services,
+    authorize: (permission, scope) => authorizerOf().authorize(permission, scope),
+    header: (name) => req.header(name),
+    holds: (question) => authorizerOf().holds(question),
+    once: <T>(key: string, load: () => Promise<T>) => {
+      if (!memo.has(key)) memo.set(key, load());
+      return memo.get(key) as Promise<T>;
+    },
+    recordEvent: (fields) => recordEvent(em, { adminSubject: actor, ...fields }),
+  };
+}
+
+async function enforceAccess(route: AnyRoute, ctx: RouteContext): Promise<void> {
+  const access = route.access;
+  if ('branchOf' in access) await ctx.authorize(access.permission, { branchId: await access.branch(ctx) });
+  else if ('businessUnitOf' in access)
+    await ctx.authorize(access.permission, { businessUnitId: await access.businessUnit(ctx) });
+}
+
+function send(
+  route: AnyRoute,
+  res: Response,
+  reply: { status: number; headers?: Record<string, string>; total?: number; body?: unknown },
+  page: PageRequest,
+): void {
+  res.status(reply.status);
+  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+  if (route.paged) {
+    if (reply.total === undefined) throw new Error(`${route.operationId} is paged but returned no total`);
+    res.setHeader('X-Total-Count', String(reply.total));
+    res.setHeader('X-Total-Pages', String(Math.ceil(reply.total / page.size)));
+    res.setHeader('X-Page-Number', String(page.page));
+    res.setHeader('X-Page-Size', String(page.size));
+  }
+  if (reply.body === undefined) res.end();
+  else res.json(reply.body);
+}
+
+/** The express handler of one declaration. */
+function routeHandler(route: AnyRoute, services: ApiServices): RequestHandler {
+  return async (req, res) => {
+    // Only requests the contract validator matched to this very operation reach a handler.
+    if (req.openapi?.schema?.operationId !== route.operationId)
+      throw new DomainError('0020', `no route for ${req.method} ${req.path}`);
+    res.locals.route = route;
+    if (hasNul(req.body) || hasNul(req.query) || hasNul(req.openapi?.pathParams))
+      throw new DomainError('0022', 'text must not contain NUL characters');
+    const ctx = context(route, req, services);
+    if (!ctx.principal) await assertTenantExists(services.orm, ctx.tenant);
+    await enforceAccess(route, ctx);
+    const reply = await route.handler(ctx);
+    if (route.method !== 'get') await ctx.em.flush();
+    send(route, res, reply, ctx.page);
+  };
+}
+
+/** Mounts every declaration on the app; a declaration without a handler fails here, at start. */
+export function mountRoutes(app: express.Express, routes: readonly AnyRoute[], services: ApiServices): void {
+  const operationIds = new Set<string>();
+  for (const route of routes) {
+    if (typeof route.handler !== 'function') throw new Error(`route ${route.operationId} has no handler`);
+    if (operationIds.has(route.operationId))
+      throw new Error(`operationId ${route.operationId} is declared twice`);
+    operationIds.add(route.operationId);
+    if ('permission' in route.access && !services.permissions.all.includes(route.access.permission))
+      throw new Error(
+        `route ${route.operationId} requires ${route.access.permission}, which no domain declares`,
+      );
+    const expressPath = fullPath(route).replace(/\{([^}]+)\}/g, ':$1');
+    app[route.method](expressPath, routeHandler(route, services));
+  }
+}

@@ -1,0 +1,78 @@
+// Schema building blocks for route declarations (TypeBox: plain JSON Schema plus static types).
+// Every value a client sends is bounded here: integers and numbers have both limits, strings a maximum
+// length (or an enum, pattern or format), arrays a maximum size; tests/contract.test.ts checks it.
+import { Type, type SchemaOptions, type TSchema, type TUnion, type TNull } from '@sinclair/typebox';
+
+const componentNames = new WeakMap<object, string>();
+
+/** Names a schema as an OpenAPI component: the documents reference it as `#/components/schemas/{name}`. */
+export function component<T extends TSchema>(name: string, schema: T): T {
+  componentNames.set(schema, name);
+  return schema;
+}
+
+/** The component name of a schema registered with `component`, if any. */
+export function componentName(schema: object): string | undefined {
+  return componentNames.get(schema);
+}
+
+/** PostgreSQL `integer` ids: 1 to 2^31-1. */
+export const Id = (options: SchemaOptions = {}) =>
+  Type.Integer({ format: 'int32', minimum: 1, maximum: 2147483647, ...options });
+
+/** A bounded integer. */
+export const Int = (minimum: number, maximum: number, options: SchemaOptions = {}) =>
+  Type.Integer({ minimum, maximum, ...options });
+
+/** A bounded string; `maxLength` is mandatory so no field accepts megabytes. */
+export const Str = (maxLength: number, options: SchemaOptions = {}) => Type.String({ maxLength, ...options });
+
+export const DateTime = (options: SchemaOptions = {}) =>
+  Type.String({ format: 'date-time', maxLength: 40, ...options });
+
+/** `T | null`: the field is always present in responses, null when unknown. */
+export const Nullable = <T extends TSchema>(schema: T): TUnion<[T, TNull]> =>
+  Type.Union([schema, Type.Null()]);
+
+/** A string enum from a readonly list of literals. */
+export const StringEnum = <T extends readonly string[]>(values: T, options: SchemaOptions = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+
+/** The tenant path segment of every interface. */
+export const TenantParam = Str(32, {
+  pattern: '^[a-z0-9][a-z0-9-]{1,31}$',
+  description: 'Tenant identifier (usually 8 characters; the demo tenant is `demo`).',
+});
+
+export const Position = component(
+  'Position',
+  Type.Object(
+    {
+      lat: Type.Number({ minimum: -90, maximum: 90 }),
+      lng: Type.Number({ minimum: -180, maximum: 180 }),
+    },
+    { additionalProperties: false, description: 'WGS84 position.' },
+  ),
+);
+
+export const ErrorBody = component(
+  'Error',
+  Type.Object(
+    {
+      errorCode: Type.String({ description: 'Catalogue code, e.g. R102 or AUTH005.' }),
+      userMessage: Type.String(),
+      httpStatus: Type.Integer(),
+      traceId: Type.String(),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+/** Zero-based page number and page size of paged lists (the X-Total-* headers describe the whole). */
+export const pageQuery = (defaultSize: number, maxSize = 200) => ({
+  page: Int(0, 1_000_000, { default: 0, description: 'Zero-based page number.' }),
+  size: Int(1, maxSize, { default: defaultSize, description: 'Page size.' }),
+});
+
+/** The spec's paging headers. */
+export const pagingHeaderNames = ['X-Total-Count', 'X-Total-Pages', 'X-Page-Number', 'X-Page-Size'] as const;

@@ -1,0 +1,12 @@
+import { ApiClient, Role, RoleAssignment } from '../../db/entities/index.js';
+import { tokenRoutes } from '../../api/routes/auth/token.js';
+import { roleRoutes } from '../../api/routes/back/roles.js';
+import { defineDomain } from './domain.js';
+
+/** API clients and their tokens, roles and role assignments. */
+export const accessDomain = defineDomain({
+  name: 'access',
+  entities: [ApiClient, Role, RoleAssignment],
+  permissions: { operational: ['ROLE_READ'] },
+  routes: [...tokenRoutes, ...roleRoutes],
+});

@@ -1,0 +1,11 @@
+import { Setting } from '../../db/entities/index.js';
+import { appSettingRoutes } from '../../api/routes/front/settings.js';
+import { defineDomain } from './domain.js';
+
+/** Tenant and branch settings, resolved along the branch tree. */
+export const settingDomain = defineDomain({
+  name: 'settings',
+  entities: [Setting],
+  permissions: { operational: ['SETTINGS_READ'] },
+  routes: appSettingRoutes,
+});

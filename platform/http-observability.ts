@@ -1,0 +1,177 @@
+// Request logging and Prometheus metrics for the HTTP API, as express middlewares plus a `/metrics`
+// handler. Route labels are the route kernel's templates (`res.locals.routeTemplate`), never raw URLs,
+// so tenants and ids do not multiply the time series.
+import type { Request, RequestHandler, Response } from 'express';
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { pinoHttp } from 'pino-http';
+import { collectDefaultMetrics, Counter, Histogram, type Registry } from 'prom-client';
+
+/** Route label of requests no route template was recorded for (unknown paths, health, docs, …). */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/** Latency buckets in seconds (prom-client's defaults: 5 ms … 10 s). */
+export const httpDurationBuckets: readonly number[] = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+];
+
+/** Paths logged at debug rather than info by default: probes and scrapes arrive every few seconds. */
+export const defaultQuietPaths: readonly string[] = ['/metrics', '/health/live', '/health/ready'];
+
+export interface HttpObservabilityOptions {
+  logger: Logger;
+  registry: Registry;
+  /** Exact paths whose request lines are logged at debug (default {@link defaultQuietPaths}). */
+  quietPaths?: readonly string[];
+  /** Register prom-client's default process metrics on `registry` (default true; idempotent). */
+  defaultMetrics?: boolean;
+}
+
+export interface HttpObservability {
+  /** pino-http: `req.log` carries `traceId`; one line per response with method, route, status, duration. */
+  requestLogger: RequestHandler;
+  /** Observes `http_request_duration_seconds{method, route, status_code}` when the response ends. */
+  requestMetrics: RequestHandler;
+  /** Both, in order; mount right after `assignTraceId`. */
+  middlewares: RequestHandler[];
+  /** Serves the registry in the Prometheus text format (mount on `GET /metrics`). */
+  metricsHandler: RequestHandler;
+  requestDuration: Histogram<'method' | 'route' | 'status_code'>;
+}
+
+/** The metric of that name already on the registry (several factories may share one), or a new one. */
+export function registeredMetric<T>(registry: Registry, name: string, create: () => T): T {
+  return (registry.getSingleMetric(name) as T | undefined) ?? create();
+}
+
+/** A counter on `registry`, reused when one of that name is already registered. */
+export function registryCounter<L extends string>(
+  registry: Registry,
+  config: { name: string; help: string; labelNames: readonly L[] },
+): Counter<L> {
+  return registeredMetric(registry, config.name, () => new Counter<L>({ ...config, registers: [registry] }));
+}
+
+/** A histogram on `registry`, reused when one of that name is already registered. */
+export function registryHistogram<L extends string>(
+  registry: Registry,
+  config: { name: string; help: string; labelNames: readonly L[]; buckets?: readonly number[] },
+): Histogram<L> {
+  return registeredMetric(
+    registry,
+    config.name,
+    () =>
+      new Histogram<L>({
+        ...config,
+        buckets: config.buckets ? [...config.buckets] : undefined,
+        registers: [registry],
+      }),
+  );
+}
+
+/** prom-client's default process and Node.js metrics on `registry`, once. */
+export function ensureDefaultMetrics(registry: Registry): void {
+  if (registry.getSingleMetric('process_cpu_user_seconds_total')) return;
+  collectDefaultMetrics({ register: registry });
+}
+
+/** The route template the route kernel recorded, or {@link UNMATCHED_ROUTE}. */
+export function routeTemplateOf(res: Response): string {
+  const template: unknown = res.locals?.routeTemplate;
+  return typeof template === 'string' && template !== '' ? template : UNMATCHED_ROUTE;
+}
+
+/** The trace id `assignTraceId` put on the request (read structurally: this module does not depend on api/). */
+function traceIdOf(req: Request): string | undefined {
+  const traceId = (req as unknown as { context?: { traceId?: unknown } }).context?.traceId;
+  return typeof traceId === 'string' ? traceId : undefined;
+}
+
+function pathOf(req: Request): string {
+  const url = req.originalUrl ?? req.url ?? '';
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+/** A `/metrics` handler for `registry` (Prometheus text exposition format). */
+export function metricsHandler(registry: Registry): RequestHandler {
+  return async (_req, res) => {
+    const body = await registry.metrics();
+    res.setHeader('Content-Type', registry.contentType);
+    res.send(body);
+  };
+}
+
+/**
+ * Logging and metrics for an express app. Mount `middlewares` right after `assignTraceId` (which sets
+ * `req.context.traceId`, used as pino-http's request id) and `metricsHandler` on `GET /metrics`.
+ */
+export function createHttpObservability(options: HttpObservabilityOptions): HttpObservability {
+  const { logger, registry } = options;
+  const quietPaths = new Set(options.quietPaths ?? defaultQuietPaths);
+  if (options.defaultMetrics ?? true) ensureDefaultMetrics(registry);
+
+  const requestDuration = registryHistogram(registry, {
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency by method, route template and status code',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: httpDurationBuckets,
+  });
+
+  const completion = (req: Request, res: Response, durationMs: unknown) => ({
+    method: req.method,
+    route: routeTemplateOf(res),
+    path: pathOf(req),
+    statusCode: res.statusCode,
+    durationMs,
+  });
+
+  const requestLogger = pinoHttp<Request, Response>({
+    logger,
+    // One field on every line of the request: the trace id the API echoes in X-Trace-Id and error bodies.
+    genReqId: (req) => traceIdOf(req) ?? randomBytes(16).toString('hex'),
+    customAttributeKeys: { reqId: 'traceId', responseTime: 'durationMs' },
+    quietReqLogger: true,
+    quietResLogger: true,
+    customLogLevel: (req, res, error) => {
+      if (error || res.statusCode >= 500) return 'error';
+      return quietPaths.has(pathOf(req)) ? 'debug' : 'info';
+    },
+    customSuccessObject: (req, res, value: { durationMs?: unknown }) =>
+      completion(req, res, value.durationMs),
+    customErrorObject: (req, res, _error, value: { durationMs?: unknown }) => ({
+      ...completion(req, res, value.durationMs),
+      ...(res.err ? { err: res.err } : {}),
+    }),
+    customSuccessMessage: (req, res, durationMs) =>
+      res.writableEnded
+        ? `${req.method} ${routeTemplateOf(res)} ${res.statusCode} ${durationMs}ms`
+        : `${req.method} ${routeTemplateOf(res)} aborted by the client after ${durationMs}ms`,
+    customErrorMessage: (req, res) => `${req.method} ${routeTemplateOf(res)} ${res.statusCode} failed`,
+  });
+
+  const requestMetrics: RequestHandler = (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.once('close', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      requestDuration.observe(
+        {
+          method: req.method,
+          route: routeTemplateOf(res),
+          // A client that went away before the response ended has no meaningful status code.
+          status_code: res.writableFinished ? String(res.statusCode) : 'aborted',
+        },
+        seconds,
+      );
+    });
+    next();
+  };
+
+  return {
+    requestLogger,
+    requestMetrics,
+    middlewares: [requestLogger, requestMetrics],
+    metricsHandler: metricsHandler(registry),
+    requestDuration,
+  };
+}
