@@ -11,6 +11,9 @@ import { assignTraceId, errorHandler, unknownRoute } from './errors.js';
 import { TokenService } from './auth.js';
 import { healthRouter, type ReadinessCheck } from './routes/health.js';
 import { authenticationMiddleware, mountRoutes, RouteTable } from './kernel/mount.js';
+import { Registry } from 'prom-client';
+import { createLogger, type Logger } from '../platform/logger.js';
+import { createHttpObservability } from '../platform/http-observability.js';
 
 export interface ApiDeps {
   orm: MikroORM;
@@ -21,7 +24,10 @@ export interface ApiDeps {
   readinessChecks: Record<string, ReadinessCheck>;
   /** Validate every response against the OpenAPI documents, and every error code against its route (tests). */
   validateResponses?: boolean;
-  log?: (message: string) => void;
+  /** Request and fault log (default: a pino logger named `api`, level from LOG_LEVEL). */
+  logger?: Logger;
+  /** Where HTTP metrics are kept and served at `/metrics` (default: a registry of this app). */
+  metrics?: Registry;
 }
 
 const require = createRequire(import.meta.url);
@@ -73,7 +79,11 @@ export function createApp(deps: ApiDeps): express.Express {
   const routes = allRoutes();
   const back = backDocument();
   const front = frontDocument();
+  const logger = deps.logger ?? createLogger('api');
+  const observability = createHttpObservability({ logger, registry: deps.metrics ?? new Registry() });
   app.use(assignTraceId);
+  app.use(observability.middlewares);
+  app.get('/metrics', observability.metricsHandler);
 
   app.use(healthRouter(deps.readinessChecks));
   app.get('/openapi/back.json', (_req, res) => void res.json(back));
@@ -108,7 +118,7 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(unknownRoute);
   app.use(
     errorHandler({
-      log: deps.log,
+      log: (message, fault, traceId) => logger.error({ err: fault, traceId }, message),
       processes: processKinds(),
       strictErrorCodes: deps.validateResponses ?? false,
     }),

@@ -97,7 +97,7 @@ export async function authenticateRequest(
   return principal;
 }
 
-/** Client credentials from an HTTP Basic header (RFC 6749 2.3.1: form-encoded id and secret); undefined when absent. */
+/** Client credentials from an HTTP Basic header (percent-encoded id and secret); undefined when absent. */
 export function basicCredentials(
   header: string | undefined,
 ): { clientId: string; clientSecret: string } | undefined {
@@ -107,12 +107,16 @@ export function basicCredentials(
   const separator = decoded.indexOf(':');
   if (separator < 0)
     throw new DomainError('AUTH101', 'HTTP Basic credentials must be "client_id:client_secret"');
+  let credentials: { clientId: string; clientSecret: string };
   try {
-    return {
-      clientId: decodeURIComponent(decoded.slice(0, separator).replace(/\+/g, ' ')),
-      clientSecret: decodeURIComponent(decoded.slice(separator + 1).replace(/\+/g, ' ')),
+    credentials = {
+      clientId: decodeURIComponent(decoded.slice(0, separator)),
+      clientSecret: decodeURIComponent(decoded.slice(separator + 1)),
     };
   } catch {
     throw new DomainError('AUTH101', 'HTTP Basic credentials are not correctly percent-encoded');
   }
+  if (`${credentials.clientId}${credentials.clientSecret}`.includes('\u0000'))
+    throw new DomainError('AUTH101', 'HTTP Basic credentials must not contain NUL characters');
+  return credentials;
 }

@@ -70,7 +70,8 @@ export function toDomainError(error: unknown, processes: readonly ProcessKind[] 
 }
 
 export interface ErrorHandlerOptions {
-  log?: (message: string) => void;
+  /** Where unexpected faults (0099) go, with the error that caused them. */
+  log?: (message: string, fault: unknown, traceId: string) => void;
   /** Long-running process kinds, to name the entity when its workflow no longer runs. */
   processes?: readonly ProcessKind[];
   /** Answer an error code the serving route does not declare as a fault (tests keep the documents honest). */
@@ -91,7 +92,9 @@ export function errorHandler({
       const declared = errorCodesOf(route) as string[];
       if (!declared.includes(baseCode(domainError.code) ?? domainError.code)) {
         log(
-          `[${traceId}] ${route.operationId} answered ${domainError.code}, which its declaration does not list`,
+          `${route.operationId} answered ${domainError.code}, which its declaration does not list`,
+          error,
+          traceId,
         );
         domainError = new DomainError(
           '0099',
@@ -99,24 +102,12 @@ export function errorHandler({
         );
       }
     }
-    if (domainError.code === '0099')
-      log(`[${traceId}] ${req.method} ${req.originalUrl}: ${describeFault(error)}`);
+    if (domainError.code === '0099') log(`${req.method} ${req.originalUrl} failed`, error, traceId);
     if (res.headersSent) return;
     if (domainError.code === '0021')
       res.setHeader('Allow', (error as { headers?: { Allow?: string } }).headers?.Allow ?? '');
     res.status(domainError.httpStatus).json(domainError.toBody(traceId));
   };
-}
-
-/** The error and its causes, for the log of an unexpected fault. */
-function describeFault(error: unknown): string {
-  const parts: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; current && depth < 5; depth += 1) {
-    parts.push(current instanceof Error ? (current.stack ?? current.message) : String(current));
-    current = (current as { cause?: unknown }).cause;
-  }
-  return parts.join('\ncaused by: ');
 }
 
 /** Any path no router claims. */

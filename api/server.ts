@@ -7,6 +7,7 @@ import { connectTemporalClient } from '../platform/temporal-client.js';
 import { connectOrm, type MikroORM } from '../db/orm.js';
 import { connectMqtt } from '../devices/command-client.js';
 import { createApp } from './app.js';
+import { listen } from './http-server.js';
 
 export interface RunningApi {
   server: Server;
@@ -27,10 +28,15 @@ export function readinessChecks(orm: MikroORM, mqtt: MqttClient, temporal: Conne
 
 /** Connects to the infrastructure and listens; used by `npm run api` and the stack starter. */
 export async function startApi(config: FleetflowConfig): Promise<RunningApi> {
-  const { databaseUrl, mqttUrl, temporalAddress } = config;
+  const { databaseUrl, mqttUrl, temporalAddress, jwtSecret } = config;
   if (!databaseUrl || !mqttUrl || !temporalAddress) {
     throw new Error(
       'the API needs DATABASE_URL, MQTT_URL and TEMPORAL_ADDRESS (npm start sets them for the embedded stack)',
+    );
+  }
+  if (!jwtSecret || jwtSecret.length < 32) {
+    throw new Error(
+      'the API needs JWT_SECRET, a random secret of at least 32 characters (npm start generates one in the data directory)',
     );
   }
   const orm = await connectOrm(databaseUrl);
@@ -40,14 +46,11 @@ export async function startApi(config: FleetflowConfig): Promise<RunningApi> {
     orm,
     temporal: client,
     taskQueue: config.taskQueue,
-    jwtSecret: config.jwtSecret,
+    jwtSecret,
     tokenTtlSeconds: config.tokenTtlSeconds,
     readinessChecks: readinessChecks(orm, mqtt, connection),
   });
-  const server = await new Promise<Server>((resolve, reject) => {
-    const listening = app.listen(config.apiPort, config.apiHost, () => resolve(listening));
-    listening.once('error', reject);
-  });
+  const server = await listen(app, config.apiPort, config.apiHost);
   return {
     server,
     url: config.publicBaseUrl,

@@ -21,7 +21,8 @@ export interface FleetflowConfig {
   apiPort: number;
   apiHost: string;
   publicBaseUrl: string;
-  jwtSecret: string;
+  /** Signs access tokens; required by the API (npm start generates one and keeps it in the data directory). */
+  jwtSecret?: string;
   tokenTtlSeconds: number;
   dataDir: string;
   cacheDir: string;
@@ -55,7 +56,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): FleetflowConfi
     apiPort,
     apiHost,
     publicBaseUrl: env.PUBLIC_BASE_URL || `http://localhost:${apiPort}`,
-    jwtSecret: env.JWT_SECRET || 'fleetflow-local-development-secret-change-me',
+    jwtSecret: env.JWT_SECRET || undefined,
     tokenTtlSeconds: intFromEnv(env, 'TOKEN_TTL_SECONDS', 3600),
     dataDir,
     cacheDir: path.resolve(

@@ -3,6 +3,7 @@
 // the demo seed, the worker, the API and the vehicle simulator. Ctrl-C stops everything it started.
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { loadConfig, repoRoot } from '../platform/config.js';
 import { ProcessGroup } from '../platform/process-group.js';
 import { startEmbeddedPostgres } from '../platform/embedded-postgres.js';
@@ -19,6 +20,7 @@ import {
 } from '../db/seed.js';
 import { Branch } from '../db/entities/index.js';
 import { simulatorFleet } from '../db/fleet.js';
+import { workerMetricsPort } from '../workers/observability.js';
 
 const config = loadConfig();
 const group = new ProcessGroup();
@@ -102,6 +104,21 @@ function run(name: string, script: string, env: NodeJS.ProcessEnv) {
   });
 }
 
+/**
+ * The token-signing secret: JWT_SECRET when set, otherwise one generated on first start and kept in the
+ * data directory (readable by this user only), so tokens survive restarts and no secret ships in code.
+ */
+async function jwtSecret(): Promise<string> {
+  if (config.jwtSecret) return config.jwtSecret;
+  const file = path.join(config.dataDir, 'jwt-secret');
+  const existing = await fs.readFile(file, 'utf8').catch(() => '');
+  if (existing.trim().length >= 32) return existing.trim();
+  const secret = randomBytes(48).toString('base64url');
+  await fs.writeFile(file, `${secret}\n`, { mode: 0o600 });
+  log(`generated a token-signing secret in ${file}`);
+  return secret;
+}
+
 try {
   const infra = await infrastructure();
   const { fleetFile, demoBranchId } = await prepareDatabase(infra.databaseUrl);
@@ -110,6 +127,7 @@ try {
     DATABASE_URL: infra.databaseUrl,
     MQTT_URL: infra.mqttUrl,
     TEMPORAL_ADDRESS: infra.temporalAddress,
+    JWT_SECRET: await jwtSecret(),
     SIMULATOR_FLEET_FILE: fleetFile,
     SIMULATOR_TENANT: DEMO_TENANT,
   };
@@ -125,6 +143,7 @@ fleetflow is running (Ctrl-C stops everything)
   App API        ${base}/v1/${DEMO_TENANT}/front
   API docs       ${base}/docs/back   ${base}/docs/front
   Temporal UI    ${infra.temporalUiUrl ?? '(external Temporal: use its UI)'}
+  Metrics        ${base}/metrics (API)   http://localhost:${workerMetricsPort()}/metrics (worker)
   MQTT broker    ${infra.mqttUrl}
   Demo operator  client_id=${demoOperatorClient.clientId} client_secret=${demoOperatorClient.clientSecret}
   Demo app       client_id=${demoAppClient.clientId} client_secret=${demoAppClient.clientSecret}

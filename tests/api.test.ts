@@ -2,7 +2,11 @@
 // vehicles; every response is validated against the OpenAPI documents.
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { createApp } from '../api/app.js';
+import type { Express } from 'express';
+import { createApp, infrastructureRoutes } from '../api/app.js';
+import { listen } from '../api/http-server.js';
+import { allRoutes } from '../platform/domains/index.js';
+import { fullPath } from '../api/kernel/route.js';
 import { TokenService } from '../api/auth.js';
 import { ApiClient, Event, Role, RoleAssignment, Vehicle } from '../db/entities/index.js';
 import { tenantEm } from '../db/orm.js';
@@ -16,6 +20,7 @@ let server: Server;
 let baseUrl: string;
 let operatorToken: string;
 let rival: SeededTenant;
+let app: Express;
 
 interface Reply {
   status: number;
@@ -78,7 +83,7 @@ async function vehicles(): Promise<Vehicle[]> {
 beforeAll(async () => {
   backend = await startTestBackend();
   rival = await seedTenant(backend.orm.em, uniqueTenant('rival'), 'Rival Mobility');
-  const app = createApp({
+  app = createApp({
     orm: backend.orm,
     temporal: backend.client,
     taskQueue: backend.taskQueue,
@@ -88,10 +93,8 @@ beforeAll(async () => {
       database: async () => void (await backend.orm.em.getConnection().execute('select 1')),
     },
     validateResponses: true,
-    log: (message) => console.error(message),
   });
-  server = app.listen(0);
-  await new Promise((resolve) => server.once('listening', resolve));
+  server = await listen(app, 0, '127.0.0.1');
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   operatorToken = await token(backend.seed.tenant, demoOperatorClient);
 }, 120_000);
@@ -486,3 +489,266 @@ describe('app interface', () => {
     expectError(await call('GET', front('/settings?keys=app.map')), 401, 'JWT006');
   });
 });
+
+describe('hostile input never reaches a handler unvalidated and never causes a 5xx', () => {
+  test('paths are case-sensitive and exact: case variants and trailing slashes are unknown routes', async () => {
+    const tenant = backend.seed.tenant;
+    for (const path of [
+      `/v1/${tenant}/Back/rentals?branchId=${backend.seed.branchId}`,
+      `/v1/${tenant}/back/Rentals?branchId=${backend.seed.branchId}`,
+      `/v1/${tenant}/back/rentals/?branchId=${backend.seed.branchId}`,
+      `/V1/${tenant}/back/rentals?branchId=${backend.seed.branchId}`,
+    ])
+      expectError(await call('GET', path, { token: operatorToken }), 404, '0020');
+    // Seen before: an unknown operationType and an object as a boolean reached the workflow through /Back.
+    expectError(
+      await call('POST', `/v1/${tenant}/Back/rentals/1/operation`, {
+        token: operatorToken,
+        body: { operationType: 'FLY', adminOverride: { x: 1 } },
+      }),
+      404,
+      '0020',
+    );
+  });
+
+  test('NUL characters in bodies, queries and headers-derived values are refused with 0022', async () => {
+    expectError(
+      await call('POST', back('/rentals'), {
+        token: operatorToken,
+        body: { guserId: backend.seed.customerIds[0], vehicleCode: 'SC\u0000001' },
+      }),
+      400,
+      '0022',
+    );
+    const appToken = await token(backend.seed.tenant, demoAppClient);
+    expectError(await call('GET', front('/settings?keys=app%00map'), { token: appToken }), 400, '0022');
+    expectError(
+      await call('POST', front('/userevents?type=APP_OPEN'), { body: { 'scr\u0000een': 'map' } }),
+      400,
+      '0022',
+    );
+    expectError(
+      await call('GET', back(`/roles/assignments/exists?roleName=Fin%00ance`), { token: operatorToken }),
+      400,
+      '0022',
+    );
+  });
+
+  test('unbounded numbers are refused by the contract, not by PostgreSQL', async () => {
+    const list = `/rentals?branchId=${backend.seed.branchId}`;
+    expectError(
+      await call('GET', back(`${list}&page=100000000000000000000`), { token: operatorToken }),
+      400,
+      '0022',
+    );
+    expectError(await call('GET', back(`${list}&size=1e3`), { token: operatorToken }), 400, '0022');
+    expectError(
+      await call('GET', back('/rentals/99999999999999999999'), { token: operatorToken }),
+      400,
+      '0022',
+    );
+    expectError(
+      await call('POST', back('/rentals'), {
+        token: operatorToken,
+        rawBody: '{"guserId": 1e400, "vehicleId": 1}',
+      }),
+      400,
+      '0022',
+    );
+    expectError(
+      await call('POST', back('/rentals'), { token: operatorToken, body: { guserId: 1e20, vehicleId: 1 } }),
+      400,
+      '0022',
+    );
+    // The last page of a real list answers normally.
+    expect((await call('GET', back(`${list}&page=1000000`), { token: operatorToken })).status).toBe(200);
+  });
+
+  test('a malformed Basic header at the token endpoint is a credentials error', async () => {
+    const tenant = backend.seed.tenant;
+    for (const credentials of ['%E0%A4%A:secret', 'no-colon-here', ':', '\u0000:\u0000']) {
+      const reply = await fetch(`${baseUrl}/v1/${tenant}/auth/token`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(credentials).toString('base64')}`,
+        },
+        body: 'grant_type=client_credentials',
+      });
+      const body = (await reply.json()) as { errorCode: string };
+      expect({ status: reply.status, code: body.errorCode }).toEqual(
+        reply.status === 400 ? { status: 400, code: '0022' } : { status: 401, code: 'AUTH101' },
+      );
+    }
+    const garbage = await fetch(`${baseUrl}/v1/${tenant}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Basic ###' },
+      body: 'grant_type=client_credentials',
+    });
+    expect(garbage.status).toBeLessThan(500);
+  });
+
+  test('an anonymous app event for an unknown tenant is AUTH051', async () => {
+    expectError(
+      await call('POST', '/v1/zz-nobody/front/userevents?type=APP_START', { body: {} }),
+      404,
+      'AUTH051',
+    );
+  });
+
+  test('JSON bodies are taken as typed: a string is not an integer, an object is not a boolean', async () => {
+    const vehicle = (await vehicles())[7]!;
+    expectError(
+      await call('POST', back('/rentals'), {
+        token: operatorToken,
+        body: { guserId: String(backend.seed.customerIds[0]), vehicleId: vehicle.id },
+      }),
+      400,
+      '0022',
+    );
+    expectError(
+      await call('POST', back('/rentals'), {
+        token: operatorToken,
+        body: { guserId: backend.seed.customerIds[0], vehicleId: vehicle.id, startImmediately: 'true' },
+      }),
+      400,
+      '0022',
+    );
+    expectError(
+      await call('POST', back('/rentals/1/operation'), {
+        token: operatorToken,
+        body: { operationType: 'START', adminOverride: { yes: true } },
+      }),
+      400,
+      '0022',
+    );
+  });
+
+  test('repeated query parameters are accepted up to the documented maximum', async () => {
+    const appToken = await token(backend.seed.tenant, demoAppClient);
+    const keys = (count: number) => Array.from({ length: count }, (_, index) => `keys=k${index}`).join('&');
+    const fifty = await call('GET', front(`/settings?keys=app.map&${keys(49)}`), { token: appToken });
+    expect(fifty.status).toBe(200);
+    expect(fifty.body.map((setting: { key: string }) => setting.key)).toEqual(['app.map']);
+    expectError(await call('GET', front(`/settings?${keys(51)}`), { token: appToken }), 400, '0022');
+    const states = await call(
+      'GET',
+      back(`/rentals?branchId=${backend.seed.branchId}&state=ENDED&state=CANCELLED`),
+      { token: operatorToken },
+    );
+    expect(states.status).toBe(200);
+  });
+
+  test('415 and 431 are documented catalogue answers', async () => {
+    const unsupported = await call('POST', back('/rentals'), {
+      token: operatorToken,
+      rawBody: 'guserId=1',
+      headers: { 'content-type': 'text/plain' },
+    });
+    expectError(unsupported, 415, '0023');
+    const document = (await call('GET', '/openapi/back.json')).body;
+    expect(Object.keys(document.paths['/v1/{tenant}/back/rentals'].post.responses)).toEqual(
+      expect.arrayContaining(['201', '400', '401', '403', '404', '409', '413', '415', '431']),
+    );
+    const tooLarge = await fetch(`${baseUrl}${back('/rentals')}`, {
+      headers: { 'x-padding': 'x'.repeat(20_000) },
+    });
+    expect(tooLarge.status).toBe(431);
+    expect(await tooLarge.json()).toEqual({
+      errorCode: '0025',
+      userMessage: expect.any(String),
+      httpStatus: 431,
+      traceId: expect.stringMatching(/^[0-9a-f]{32}$/),
+    });
+  });
+});
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- walking untyped JSON documents */
+describe('the contract is the declarations', () => {
+  test('every express route is a declaration or an infrastructure route, and every declaration is served', () => {
+    interface Layer {
+      route?: { path: string; methods: object };
+      handle?: { stack?: Layer[] };
+    }
+    const routesOf = (layers: Layer[]): string[] =>
+      layers.flatMap((layer) =>
+        layer.route
+          ? Object.keys(layer.route.methods).map((method) => `${method.toUpperCase()} ${layer.route!.path}`)
+          : routesOf(layer.handle?.stack ?? []),
+      );
+    const served = routesOf((app.router as unknown as { stack: Layer[] }).stack);
+    const declared = allRoutes().map(
+      (route) => `${route.method.toUpperCase()} ${fullPath(route).replace(/\{([^}]+)\}/g, ':$1')}`,
+    );
+    expect(served.filter((route) => !declared.includes(route)).sort()).toEqual(
+      [...infrastructureRoutes].sort(),
+    );
+    expect(declared.filter((route) => !served.includes(route))).toEqual([]);
+  });
+
+  test('every operation of both documents has an operationId, summary, tags and catalogue error responses', async () => {
+    for (const name of ['back', 'front']) {
+      const document = (await call('GET', `/openapi/${name}.json`)).body;
+      for (const [path, operations] of Object.entries(
+        document.paths as Record<string, Record<string, any>>,
+      )) {
+        for (const [method, operation] of Object.entries(operations)) {
+          const where = `${method.toUpperCase()} ${path}`;
+          expect({
+            where,
+            operationId: typeof operation.operationId,
+            summary: typeof operation.summary,
+          }).toEqual({
+            where,
+            operationId: 'string',
+            summary: 'string',
+          });
+          expect(operation.tags.length).toBeGreaterThan(0);
+          const errors = Object.entries(operation.responses as Record<string, any>).filter(
+            ([status]) => Number(status) >= 400,
+          );
+          expect(errors.length).toBeGreaterThan(0);
+          for (const [, response] of errors) {
+            expect(response.description).toMatch(/`[0-9A-Z.]+`/);
+            expect(response.content['application/json'].schema).toEqual({
+              $ref: '#/components/schemas/Error',
+            });
+          }
+        }
+      }
+    }
+  });
+
+  test('every value a client sends is bounded by the documents', async () => {
+    const unbounded: string[] = [];
+    const visit = (schema: any, where: string): void => {
+      if (!schema || typeof schema !== 'object') return;
+      if (schema.type === 'integer' || schema.type === 'number') {
+        if (schema.maximum === undefined || schema.minimum === undefined)
+          unbounded.push(`${where}: ${schema.type}`);
+      }
+      if (schema.type === 'string' && schema.maxLength === undefined && !schema.enum)
+        unbounded.push(`${where}: string`);
+      if (schema.type === 'array' && schema.maxItems === undefined) unbounded.push(`${where}: array`);
+      for (const [key, value] of Object.entries(schema))
+        if (typeof value === 'object') visit(value, `${where}/${key}`);
+    };
+    for (const name of ['back', 'front']) {
+      const document = (await call('GET', `/openapi/${name}.json`)).body;
+      const resolve = (schema: any) =>
+        schema?.$ref ? document.components.schemas[schema.$ref.split('/').pop()] : schema;
+      for (const [path, operations] of Object.entries(
+        document.paths as Record<string, Record<string, any>>,
+      )) {
+        for (const [method, operation] of Object.entries(operations)) {
+          for (const parameter of operation.parameters ?? [])
+            visit(parameter.schema, `${method} ${path} ${parameter.name}`);
+          for (const [type, content] of Object.entries(operation.requestBody?.content ?? {}))
+            visit(resolve((content as any).schema), `${method} ${path} body ${type}`);
+        }
+      }
+    }
+    expect(unbounded).toEqual([]);
+  });
+});
+/* eslint-enable @typescript-eslint/no-explicit-any */

@@ -1,27 +1,43 @@
 // Worker process: runs the workflows and activities, and keeps vehicle rows current from MQTT telemetry.
-import { NativeConnection } from '@temporalio/worker';
+import { NativeConnection, Runtime } from '@temporalio/worker';
+import { Registry } from 'prom-client';
 import { loadConfig } from '../platform/config.js';
+import { createLogger } from '../platform/logger.js';
 import { connectOrm } from '../db/orm.js';
 import { connectMqtt, VehicleCommandClient } from '../devices/command-client.js';
-import { consoleDeviceLog } from '../devices/device-log.js';
 import { createFleetflowWorker } from './worker.js';
 import { TelemetryIngestor } from './telemetry-ingestor.js';
+import {
+  createWorkerObservability,
+  startMetricsServer,
+  temporalRuntimeOptions,
+  workerMetricsPort,
+} from './observability.js';
 
 const config = loadConfig();
+const log = createLogger('worker');
 const databaseUrl = config.databaseUrl;
 const mqttUrl = config.mqttUrl;
 const temporalAddress = config.temporalAddress;
 if (!databaseUrl || !mqttUrl || !temporalAddress) {
-  console.error(
+  log.fatal(
     'worker needs DATABASE_URL, MQTT_URL and TEMPORAL_ADDRESS (npm start sets them for the embedded stack)',
   );
   process.exit(2);
 }
 
+// Before anything creates the Temporal runtime: SDK and core logs go to pino.
+Runtime.install(temporalRuntimeOptions(log));
+const registry = new Registry();
+const observability = createWorkerObservability({ registry, logger: log });
+const metrics = await startMetricsServer(registry, workerMetricsPort());
 const orm = await connectOrm(databaseUrl);
 const mqtt = await connectMqtt(mqttUrl, `fleetflow-worker-${process.pid}`);
-const vehicleCommands = new VehicleCommandClient(mqtt, { log: consoleDeviceLog('commands') });
-const ingestor = new TelemetryIngestor(orm, mqtt, { log: (message) => console.warn(message) });
+const commandLog = log.child({ component: 'vehicle-commands' });
+const vehicleCommands = new VehicleCommandClient(mqtt, {
+  log: (level, message) => commandLog[level](message),
+});
+const ingestor = new TelemetryIngestor(orm, mqtt, { log: (message) => log.warn(message) });
 await ingestor.start();
 const connection = await NativeConnection.connect({ address: temporalAddress });
 const worker = await createFleetflowWorker({
@@ -31,15 +47,20 @@ const worker = await createFleetflowWorker({
   orm,
   vehicleCommands,
   vehicleCommandTimeoutMs: config.vehicleCommandTimeoutMs,
+  observability,
 });
 
 const shutdown = () => worker.shutdown();
 process.once('SIGINT', shutdown);
 process.once('SIGTERM', shutdown);
-console.log(`worker polling task queue "${config.taskQueue}" on ${temporalAddress}`);
+log.info(
+  { taskQueue: config.taskQueue, temporalAddress, metricsPort: metrics.port },
+  'worker polling its task queue; metrics on /metrics',
+);
 await worker.run();
 await ingestor.stop();
 vehicleCommands.close();
 await mqtt.endAsync();
 await connection.close();
+await metrics.close();
 await orm.close();

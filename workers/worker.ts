@@ -3,8 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { domains, workflowModules } from '../platform/domains/index.js';
-import type { ActivityDeps } from '../platform/domains/domain.js';
+import type { ActivityDeps, DomainModule } from '../platform/domains/domain.js';
 import { repoRoot } from '../platform/config.js';
+import type { WorkerObservability } from './observability.js';
 
 /**
  * The workflow bundle's entry: re-exports the workflow module of every domain. Generated from the domain
@@ -31,15 +32,15 @@ export interface FleetflowWorkerDeps extends ActivityDeps {
   taskQueue: string;
   /** Prebuilt bundle (tests build it once); otherwise bundled from the domains' workflow modules at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
-  /** Extra worker options (interceptors, sinks). */
-  options?: Partial<WorkerOptions>;
+  /** Metrics and logs of activities and workflows (workers/observability.ts). */
+  observability?: WorkerObservability;
 }
 
 /** Every activity the fleetflow task queue serves, from every domain; two with one name fail at start. */
-export function createActivities(deps: ActivityDeps) {
+export function createActivities(deps: ActivityDeps, from: readonly DomainModule[] = domains) {
   const activities: Record<string, (...args: never[]) => Promise<unknown>> = {};
   const owner = new Map<string, string>();
-  for (const domain of domains) {
+  for (const domain of from) {
     for (const [name, activity] of Object.entries(domain.activities?.(deps) ?? {})) {
       if (owner.has(name))
         throw new Error(
@@ -63,6 +64,14 @@ export async function createFleetflowWorker(deps: FleetflowWorkerDeps): Promise<
       : { workflowsPath: workflowsEntryPath() }),
     activities: createActivities(deps),
     maxConcurrentActivityTaskExecutions: 100,
-    ...deps.options,
+    ...(deps.observability
+      ? {
+          // A prebuilt bundle already contains the workflow interceptor module (see workflowBundleOptions).
+          interceptors: deps.workflowBundle
+            ? { activity: deps.observability.interceptors.activity }
+            : deps.observability.interceptors,
+          sinks: deps.observability.sinks,
+        }
+      : {}),
   });
 }

@@ -22,6 +22,9 @@ import { connectMqtt, VehicleCommandClient } from '../../devices/command-client.
 import { FleetSimulator } from '../../devices/simulator.js';
 import { TelemetryIngestor } from '../../workers/telemetry-ingestor.js';
 import { createFleetflowWorker, workflowsEntryPath } from '../../workers/worker.js';
+import { createWorkerObservability, workflowInterceptorModule } from '../../workers/observability.js';
+import { createLogger } from '../../platform/logger.js';
+import { Registry } from 'prom-client';
 
 export interface TestBackend {
   orm: MikroORM;
@@ -43,6 +46,7 @@ let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   bundle ??= bundleWorkflowCode({
     workflowsPath: workflowsEntryPath(),
+    workflowInterceptorModules: [workflowInterceptorModule],
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
   });
   return bundle;
@@ -127,6 +131,10 @@ export async function startTestBackend(
     vehicleCommands,
     vehicleCommandTimeoutMs: options.commandTimeoutMs ?? 1500,
     workflowBundle: await workflowBundle(),
+    observability: createWorkerObservability({
+      registry: new Registry(),
+      logger: createLogger('worker', { level: 'error' }),
+    }),
   });
   const running = worker.run();
   return {

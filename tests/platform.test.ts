@@ -1,0 +1,66 @@
+// Platform rules that need no infrastructure: registration by domain, secrets, error mapping.
+import fs from 'node:fs';
+import path from 'node:path';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { toDomainError } from '../api/errors.js';
+import { startApi } from '../api/server.js';
+import { loadConfig, repoRoot } from '../platform/config.js';
+import { defineDomain } from '../platform/domains/domain.js';
+import { domains, permissionCatalogue, processKinds } from '../platform/domains/index.js';
+import { buildPermissionCatalogue } from '../domain/permissions.js';
+import { createActivities } from '../workers/worker.js';
+
+const noDeps = {} as Parameters<typeof createActivities>[0];
+
+describe('registration by domain', () => {
+  test('two activities with one name fail at start, naming both domains', () => {
+    const first = defineDomain({ name: 'alpha', activities: () => ({ sendThing: async () => 1 }) });
+    const second = defineDomain({ name: 'beta', activities: () => ({ sendThing: async () => 2 }) });
+    expect(() => createActivities(noDeps, [first, second])).toThrow(/sendThing.*alpha.*beta/);
+    expect(Object.keys(createActivities(noDeps, [first]))).toEqual(['sendThing']);
+  });
+
+  test('a permission declared by two domains fails; the catalogue joins every domain', () => {
+    expect(() => buildPermissionCatalogue([{ operational: ['X_READ'] }, { finance: ['X_READ'] }])).toThrow(
+      /X_READ/,
+    );
+    const catalogue = permissionCatalogue();
+    expect(catalogue.operational).toContain('RENTAL_READ');
+    expect(catalogue.finance).toContain('INVOICE_READ');
+    expect(new Set(domains.map((domain) => domain.name)).size).toBe(domains.length);
+  });
+});
+
+describe('a workflow that no longer runs is reported as its own entity', () => {
+  test('rental workflows answer R201; unknown kinds answer 0030', () => {
+    const rental = toDomainError(
+      new WorkflowNotFoundError('gone', 'rental:demo:1000', undefined),
+      processKinds(),
+    );
+    expect({ code: rental.code, message: rental.message }).toEqual({
+      code: 'R201',
+      message: 'the rental is no longer running; re-read its state',
+    });
+    const other = toDomainError(
+      new WorkflowNotFoundError('gone', 'booking:demo:7', undefined),
+      processKinds(),
+    );
+    expect({ code: other.code, status: other.httpStatus }).toEqual({ code: '0030', status: 409 });
+  });
+});
+
+describe('no secret ships in code', () => {
+  test('without JWT_SECRET the configuration has none and the API refuses to start', async () => {
+    const config = loadConfig({});
+    expect(config.jwtSecret).toBeUndefined();
+    const withUrls = { ...config, databaseUrl: 'postgres://x', mqttUrl: 'mqtt://x', temporalAddress: 'x:1' };
+    await expect(startApi(withUrls)).rejects.toThrow(/JWT_SECRET/);
+    await expect(startApi({ ...withUrls, jwtSecret: 'short' })).rejects.toThrow(/at least 32/);
+  });
+
+  test('docker-compose requires JWT_SECRET instead of defaulting it', () => {
+    const compose = fs.readFileSync(path.join(repoRoot, 'docker-compose.yml'), 'utf8');
+    expect(compose).toMatch(/JWT_SECRET: \$\{JWT_SECRET:\?/);
+    expect(compose).not.toMatch(/JWT_SECRET:-/);
+  });
+});
