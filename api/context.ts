@@ -1,4 +1,3 @@
-import type { Request } from 'express';
 import type { InterfaceScope } from '../db/entities/ApiClient.js';
 
 /** Who is calling, as established from a verified bearer token. */
@@ -11,7 +10,7 @@ export interface Principal {
   scope: InterfaceScope;
 }
 
-/** Per-request facts every handler and the error handler need. */
+/** Per-request facts the kernel and the error handler need before a route is known. */
 export interface RequestContext {
   traceId: string;
   principal?: Principal;
@@ -21,16 +20,4 @@ declare module 'express-serve-static-core' {
   interface Request {
     context: RequestContext;
   }
-}
-
-/** The tenant of the URL (`/v1/{tenant}/...`). */
-export function pathTenant(req: Request): string {
-  return String(req.params.tenant);
-}
-
-/** The verified caller; routes behind `requireToken` always have one. */
-export function principalOf(req: Request): Principal {
-  const principal = req.context.principal;
-  if (!principal) throw new Error('principalOf called on a route without authentication');
-  return principal;
 }

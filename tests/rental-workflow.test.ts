@@ -9,7 +9,8 @@ import {
   cancelReservationUpdate,
   rentalOperationUpdate,
   rentalStatusQuery,
-  rentalWorkflowId,
+  rentalWorkflowStartOptions,
+  RENTAL_WORKFLOW_TYPE,
   type RentalWorkflowInput,
 } from '../workflows/rental.messages.js';
 import type { rentalWorkflow } from '../workflows/rental.js';
@@ -49,12 +50,10 @@ async function reserve(
     requestedBy: 'client:test',
     startImmediately: false,
   };
-  const handle = await backend.client.workflow.start<typeof rentalWorkflow>('rentalWorkflow', {
-    workflowId: rentalWorkflowId(input.tenant, input.rentalId),
-    taskQueue: backend.taskQueue,
-    args: [input],
-    workflowIdReusePolicy: 'REJECT_DUPLICATE',
-  });
+  const handle = await backend.client.workflow.start<typeof rentalWorkflow>(
+    RENTAL_WORKFLOW_TYPE,
+    rentalWorkflowStartOptions(input, backend.taskQueue),
+  );
   return { handle, input };
 }
 

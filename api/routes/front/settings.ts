@@ -37,15 +37,16 @@ export const getAppSettings = defineRoute({
   async handler({ em, tenant, query }) {
     const keys = query.keys;
     const branchIds = query.branchIds ?? [];
+    const appAreas = ['APP', 'SHARED'] as const;
     const rows = await em.find(
       Setting,
-      { key: { $in: keys }, area: { $in: ['APP', 'SHARED'] } },
+      { key: { $in: keys }, area: { $in: [...appAreas] } },
       { orderBy: { id: 'asc' } },
     );
     const result: Static<typeof SettingSimple>[] = [];
-    const simple = (row: Setting, ids: number[]) => ({
+    const simple = (row: Setting, ids: number[]): Static<typeof SettingSimple> => ({
       key: row.key,
-      area: row.area as 'APP' | 'SHARED',
+      area: row.area === 'APP' ? 'APP' : 'SHARED',
       branchIds: ids,
       value: row.value,
     });
