@@ -588,6 +588,18 @@ describe('hostile input never reaches a handler unvalidated and never causes a 5
     expect(garbage.status).toBeLessThan(500);
   });
 
+  test('deeply nested or oversized app event details are refused, not crashed on', async () => {
+    const deep = `{"a":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+    expectError(await call('POST', front('/userevents?type=APP_OPEN'), { rawBody: deep }), 400, '0022');
+    const wide = Object.fromEntries(Array.from({ length: 21 }, (_, index) => [`k${index}`, index]));
+    expectError(await call('POST', front('/userevents?type=APP_OPEN'), { body: wide }), 400, '0022');
+    expectError(
+      await call('GET', `/v1/%E0%A4%A/back/rentals?branchId=1`, { token: operatorToken }),
+      400,
+      '0022',
+    );
+  });
+
   test('an anonymous app event for an unknown tenant is AUTH051', async () => {
     expectError(
       await call('POST', '/v1/zz-nobody/front/userevents?type=APP_START', { body: {} }),

@@ -87,26 +87,37 @@ export function authenticationMiddleware(table: RouteTable, tokens: TokenService
     if (!prefix) return next();
     const mode = exact ? authenticationOf(exact.route) : 'required';
     if (mode !== 'none') {
-      const principal = await authenticateRequest(
-        tokens,
-        req,
-        prefix[2] as 'back' | 'front',
-        decodeURIComponent(prefix[1]!),
-        mode,
-      );
+      let tenant: string;
+      try {
+        tenant = decodeURIComponent(prefix[1]!);
+      } catch {
+        throw new DomainError('0022', 'the tenant in the path is not correctly percent-encoded');
+      }
+      const principal = await authenticateRequest(tokens, req, prefix[2] as 'back' | 'front', tenant, mode);
       if (principal) req.context.principal = principal;
     }
     next();
   };
 }
 
-const hasNul = (value: unknown): boolean => {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(hasNul);
-  if (value && typeof value === 'object')
-    return Object.entries(value).some(([key, item]) => key.includes('\u0000') || hasNul(item));
+/** Whether any string or key in a parsed input contains NUL (PostgreSQL text cannot); iterative, any depth. */
+function hasNul(input: unknown): boolean {
+  const pending: unknown[] = [input];
+  while (pending.length) {
+    const value = pending.pop();
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return true;
+    } else if (Array.isArray(value)) {
+      for (const item of value) pending.push(item);
+    } else if (value && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        if (key.includes('\u0000')) return true;
+        pending.push(item);
+      }
+    }
+  }
   return false;
-};
+}
 
 /** Tenants known to exist; anonymous routes check the path's tenant (tokens already name a real one). */
 const knownTenants = new Set<string>();

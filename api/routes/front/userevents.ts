@@ -12,6 +12,28 @@ export function parseDevicePosition(header: string | undefined): { lat: number; 
   return { lat, lng };
 }
 
+const Scalar = Type.Union([
+  Str(2000),
+  Type.Number({ minimum: -1e15, maximum: 1e15 }),
+  Type.Boolean(),
+  Type.Null(),
+]);
+
+/** What an app reports with an event: up to 20 named values, each a scalar, a short list or a flat object. */
+const AppEventInfo = Type.Object(
+  {},
+  {
+    additionalProperties: Type.Union([
+      Scalar,
+      Type.Array(Scalar, { maxItems: 50 }),
+      Type.Object({}, { additionalProperties: Scalar, maxProperties: 20, propertyNames: { maxLength: 100 } }),
+    ]),
+    maxProperties: 20,
+    propertyNames: { maxLength: 100 },
+    description: 'Free-form details of the interaction (screen, button, ...), stored as the event payload.',
+  },
+);
+
 /** `POST /userevents?type=APP_...`: app interaction telemetry, anonymous or linked to the signed-in caller. */
 export const postUserEvent = defineRoute({
   operationId: 'postUserEvent',
@@ -24,7 +46,7 @@ export const postUserEvent = defineRoute({
   tags: ['App events'],
   query: Type.Object({ type: Str(64, { pattern: '^APP_[A-Z0-9_]{1,60}$' }) }),
   headers: Type.Object({ 'Device-Position': Type.Optional(Str(64)) }),
-  body: Type.Object({}, { maxProperties: 20 }),
+  body: AppEventInfo,
   bodyRequired: false,
   access: { anonymous: 'apps report interactions before anyone signs in; events are write-only.' },
   authentication: 'optional',
