@@ -1,4 +1,4 @@
-// Applies pending migrations to DATABASE_URL (docker-compose's one-shot `migrate` service, ops).
+// Applies pending migrations to DATABASE_URL (docker-compose's one-shot `migrate` service, ops; `npm run seed`).
 // Flags: --seed-demo seeds the demo tenant when missing; --write-fleet <file> writes the demo fleet
 // for the vehicle simulator (SIMULATOR_FLEET_FILE).
 import fs from 'node:fs/promises';
