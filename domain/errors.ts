@@ -285,6 +285,7 @@ export const errorCatalogue = {
   'R404': { code: 'R404', meaning: 'rental not found', retryable: false, httpStatus: 404, source: 'project' },
   'R103': { code: 'R103', meaning: 'vehicle not ready to rent', retryable: false, httpStatus: 409, source: 'project' },
   'R104': { code: 'R104', meaning: 'vehicle category not bookable, or rental not allowed for this category', retryable: false, httpStatus: 409, source: 'project' },
+  'R105': { code: 'R105', meaning: 'the vehicle is not in the given branch', retryable: false, httpStatus: 422, source: 'project' },
   'R201': { code: 'R201', meaning: 'operation not allowed in the rental\'s current state', retryable: false, httpStatus: 409, source: 'project' },
   'R202': { code: 'R202', meaning: 'another operation on this rental is in progress; re-read its state and retry', retryable: true, httpStatus: 409, source: 'project' },
   'R203': { code: 'R203', meaning: 'reservation cannot be renewed beyond the maximum free reservation time', retryable: false, httpStatus: 409, source: 'project' },

@@ -96,6 +96,8 @@ function parametersOf(route: AnyRoute, components: Map<string, Json>): Json[] {
       };
       if (description) parameter.description = description;
       if (rest.type === 'array') Object.assign(parameter, { style: 'form', explode: true });
+      // Values are percent-decoded by the query parser; reserved characters (`sort=id,desc`, a `+`) are data.
+      if (location === 'query') parameter.allowReserved = true;
       parameters.push(parameter);
     }
   };

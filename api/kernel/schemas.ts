@@ -24,8 +24,12 @@ export const Id = (options: SchemaOptions = {}) =>
 export const Int = (minimum: number, maximum: number, options: SchemaOptions = {}) =>
   Type.Integer({ minimum, maximum, ...options });
 
-/** A bounded string; `maxLength` is mandatory so no field accepts megabytes. */
-export const Str = (maxLength: number, options: SchemaOptions = {}) => Type.String({ maxLength, ...options });
+/** Text without NUL characters (PostgreSQL cannot store them); the default pattern of `Str`. */
+export const noNul = '^[^\\u0000]*$';
+
+/** A bounded string without NUL characters; `maxLength` is mandatory so no field accepts megabytes. */
+export const Str = (maxLength: number, options: SchemaOptions = {}) =>
+  Type.String({ maxLength, pattern: noNul, ...options });
 
 export const DateTime = (options: SchemaOptions = {}) =>
   Type.String({ format: 'date-time', maxLength: 40, ...options });

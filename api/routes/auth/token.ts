@@ -60,8 +60,9 @@ export const issueToken = defineRoute({
       clientId: body.client_id ?? '',
       clientSecret: body.client_secret ?? '',
     };
+    // OAuth2 (RFC 6749 5.2): a request without client authentication is invalid_client, like a wrong secret.
     if (!credentials.clientId || !credentials.clientSecret) {
-      throw new DomainError('0022', 'client_id and client_secret are required (body or HTTP Basic)');
+      throw new DomainError('AUTH101', 'client_id and client_secret are required (body or HTTP Basic)');
     }
     if (!(await em.findOne(Tenant, { id: tenant }, { filters: false }))) throw new DomainError('AUTH051');
     const client = await em.findOne(ApiClient, { clientId: credentials.clientId });

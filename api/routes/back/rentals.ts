@@ -274,14 +274,14 @@ export const adminAddRental = defineRoute({
       links: rentalLinks,
     },
   },
-  errors: ['V404', 'U106', 'U131', 'R102', 'R103', 'R104', 'R170', 'R173'],
+  errors: ['V404', 'U106', 'U131', 'R102', 'R103', 'R104', 'R105', 'R170', 'R173'],
   async handler(ctx) {
     const { em, tenant, body, actor, services } = ctx;
     const vehicle = await vehicleOf(ctx);
     if (body.startImmediately) await ctx.authorize('RENTAL_OPERATE', { branchId: vehicle.branch.id });
     if (body.branchId !== undefined && body.branchId !== vehicle.branch.id) {
       throw new DomainError(
-        '0022',
+        'R105',
         `vehicle ${vehicle.code} belongs to branch ${vehicle.branch.id}, not ${body.branchId}`,
       );
     }

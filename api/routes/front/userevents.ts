@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { noContent, defineRoute } from '../../kernel/route.js';
-import { Str } from '../../kernel/schemas.js';
+import { noNul, Str } from '../../kernel/schemas.js';
 
 /** Parses the Device-Position header ("lat;lng" or "lat lng"); invalid values are ignored, as the spec asks. */
 export function parseDevicePosition(header: string | undefined): { lat: number; lng: number } | undefined {
@@ -26,10 +26,17 @@ const AppEventInfo = Type.Object(
     additionalProperties: Type.Union([
       Scalar,
       Type.Array(Scalar, { maxItems: 50 }),
-      Type.Object({}, { additionalProperties: Scalar, maxProperties: 20, propertyNames: { maxLength: 100 } }),
+      Type.Object(
+        {},
+        {
+          additionalProperties: Scalar,
+          maxProperties: 20,
+          propertyNames: { maxLength: 100, pattern: noNul },
+        },
+      ),
     ]),
     maxProperties: 20,
-    propertyNames: { maxLength: 100 },
+    propertyNames: { maxLength: 100, pattern: noNul },
     description: 'Free-form details of the interaction (screen, button, ...), stored as the event payload.',
   },
 );
