@@ -119,10 +119,8 @@ function hasNul(input: unknown): boolean {
   return false;
 }
 
-/** Tenants known to exist; anonymous routes check the path's tenant (tokens already name a real one). */
-const knownTenants = new Set<string>();
-
-async function assertTenantExists(orm: MikroORM, tenant: string): Promise<void> {
+/** Anonymous routes check the path's tenant (tokens already name a real one); known tenants are remembered. */
+async function assertTenantExists(orm: MikroORM, tenant: string, knownTenants: Set<string>): Promise<void> {
   if (knownTenants.has(tenant)) return;
   const found = await orm.em.fork().count(Tenant, { id: tenant }, { filters: false });
   if (!found) throw new DomainError('AUTH051', `tenant "${tenant}" does not exist`);
@@ -204,7 +202,7 @@ function send(
 }
 
 /** The express handler of one declaration. */
-function routeHandler(route: AnyRoute, services: ApiServices): RequestHandler {
+function routeHandler(route: AnyRoute, services: ApiServices, knownTenants: Set<string>): RequestHandler {
   return async (req, res) => {
     // Only requests the contract validator matched to this very operation reach a handler.
     if (req.openapi?.schema?.operationId !== route.operationId)
@@ -213,7 +211,7 @@ function routeHandler(route: AnyRoute, services: ApiServices): RequestHandler {
     if (hasNul(req.body) || hasNul(req.query) || hasNul(req.openapi?.pathParams))
       throw new DomainError('0022', 'text must not contain NUL characters');
     const ctx = context(route, req, services);
-    if (!ctx.principal) await assertTenantExists(services.orm, ctx.tenant);
+    if (!ctx.principal) await assertTenantExists(services.orm, ctx.tenant, knownTenants);
     await enforceAccess(route, ctx);
     const reply = await route.handler(ctx);
     if (route.method !== 'get') await ctx.em.flush();
@@ -224,6 +222,7 @@ function routeHandler(route: AnyRoute, services: ApiServices): RequestHandler {
 /** Mounts every declaration on the app; a declaration without a handler fails here, at start. */
 export function mountRoutes(app: express.Express, routes: readonly AnyRoute[], services: ApiServices): void {
   const operationIds = new Set<string>();
+  const knownTenants = new Set<string>();
   for (const route of routes) {
     if (typeof route.handler !== 'function') throw new Error(`route ${route.operationId} has no handler`);
     if (operationIds.has(route.operationId))
@@ -234,6 +233,6 @@ export function mountRoutes(app: express.Express, routes: readonly AnyRoute[], s
         `route ${route.operationId} requires ${route.access.permission}, which no domain declares`,
       );
     const expressPath = fullPath(route).replace(/\{([^}]+)\}/g, ':$1');
-    app[route.method](expressPath, routeHandler(route, services));
+    app[route.method](expressPath, routeHandler(route, services, knownTenants));
   }
 }
