@@ -96,6 +96,15 @@ export async function startTemporalDevServer(
   return { address, uiUrl: uiPort ? `http://${connectHost}:${uiPort}` : '', stop };
 }
 
+/**
+ * SQLite settings for a file-backed dev server. SQLite's default rollback journal syncs to disk on every
+ * commit, and each workflow task, update and activity is a commit: on this project's machine a bare
+ * Temporal rental lifecycle went from 11 to 19 per second at 8 concurrent with WAL.
+ * synchronous=normal in WAL mode stays consistent after a crash; a power loss may lose the last
+ * commits, acceptable for the dev server. The in-memory server does not take them.
+ */
+const sqlitePragmaArgs = ['--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'];
+
 /** The CLI arguments for `temporal server start-dev`; exported so the docs and tests can show them. */
 export function devServerArgs(options: {
   port: number;
@@ -115,7 +124,7 @@ export function devServerArgs(options: {
     'warn',
   ];
   args.push(...(options.uiPort ? ['--ui-port', String(options.uiPort)] : ['--headless']));
-  if (options.dbFile) args.push('--db-filename', options.dbFile);
+  if (options.dbFile) args.push('--db-filename', options.dbFile, ...sqlitePragmaArgs);
   if (options.namespace !== 'default') args.push('--namespace', options.namespace);
   for (const [name, type] of Object.entries(searchAttributeDefinitions)) {
     args.push('--search-attribute', `${name}=${type}`);

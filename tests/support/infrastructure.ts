@@ -18,8 +18,18 @@ export interface ThrowawayInfrastructure {
   stop(): Promise<void>;
 }
 
+export interface ThrowawayInfrastructureOptions {
+  /**
+   * Where the Temporal dev server keeps its state: 'memory' (default, the tests) or 'sqlite-file', a
+   * SQLite file in a throwaway directory with the settings `npm start` uses (the benchmarks).
+   */
+  temporalStore?: 'memory' | 'sqlite-file';
+}
+
 /** Starts everything, migrates the database, and exports the URLs to process.env for the harness. */
-export async function startThrowawayInfrastructure(): Promise<ThrowawayInfrastructure> {
+export async function startThrowawayInfrastructure(
+  options: ThrowawayInfrastructureOptions = {},
+): Promise<ThrowawayInfrastructure> {
   const config = loadConfig();
   const [cliPath, testServerPath] = await Promise.all([
     ensureTemporalCli(config),
@@ -27,10 +37,19 @@ export async function startThrowawayInfrastructure(): Promise<ThrowawayInfrastru
   ]);
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'fleetflow-pg-'));
   await fs.chmod(dataDir, 0o755); // the embedded server runs as the postgres user
+  const temporalDir =
+    options.temporalStore === 'sqlite-file'
+      ? await fs.mkdtemp(path.join(os.tmpdir(), 'fleetflow-temporal-'))
+      : undefined;
   const [postgres, broker, temporal] = await Promise.all([
     startEmbeddedPostgres({ dataDir, port: 0, database: 'fleetflow_test' }),
     startEmbeddedBroker({ port: 0 }),
-    startTemporalDevServer({ cliPath, port: 0, namespace: 'default' }),
+    startTemporalDevServer({
+      cliPath,
+      port: 0,
+      namespace: 'default',
+      dbFile: temporalDir && path.join(temporalDir, 'temporal.db'),
+    }),
   ]);
   const orm = await connectOrm(postgres.url);
   await migrateDatabase(orm);
@@ -48,6 +67,7 @@ export async function startThrowawayInfrastructure(): Promise<ThrowawayInfrastru
       await Promise.allSettled([temporal.stop(), broker.stop()]);
       await postgres.stop();
       await fs.rm(dataDir, { recursive: true, force: true });
+      if (temporalDir) await fs.rm(temporalDir, { recursive: true, force: true });
     },
   };
 }
