@@ -134,6 +134,8 @@ export function createHttpObservability(options: HttpObservabilityOptions): Http
     quietReqLogger: true,
     quietResLogger: true,
     customLogLevel: (req, res, error) => {
+      // 502/504/503 report a vehicle or a dependency that failed to act: worth a warning, not a fault of ours.
+      if (res.statusCode === 502 || res.statusCode === 503 || res.statusCode === 504) return 'warn';
       if (error || res.statusCode >= 500) return 'error';
       return quietPaths.has(pathOf(req)) ? 'debug' : 'info';
     },
