@@ -9,6 +9,10 @@ import { defineDomain } from '../platform/domains/domain.js';
 import { domains, permissionCatalogue, processKinds } from '../platform/domains/index.js';
 import { buildPermissionCatalogue } from '../domain/permissions.js';
 import { createActivities } from '../workers/worker.js';
+import { Type } from '@sinclair/typebox';
+import { buildDocument } from '../api/kernel/openapi.js';
+import { defineRoute, ok } from '../api/kernel/route.js';
+import { Id } from '../api/kernel/schemas.js';
 
 const noDeps = {} as Parameters<typeof createActivities>[0];
 
@@ -62,5 +66,38 @@ describe('no secret ships in code', () => {
     const compose = fs.readFileSync(path.join(repoRoot, 'docker-compose.yml'), 'utf8');
     expect(compose).toMatch(/JWT_SECRET: \$\{JWT_SECRET:\?/);
     expect(compose).not.toMatch(/JWT_SECRET:-/);
+  });
+});
+
+describe('the documents come from the declarations', () => {
+  test('a deprecated route names its replacement; permissions and their scope are documented', () => {
+    const route = defineRoute({
+      operationId: 'oldRentalList',
+      method: 'get',
+      path: '/rentals-old',
+      interface: 'back',
+      summary: 'Old list',
+      tags: ['Rentals'],
+      query: Type.Object({ branchId: Id() }),
+      access: {
+        permission: 'RENTAL_READ',
+        branchOf: 'query parameter branchId',
+        branch: (ctx) => ctx.query.branchId,
+      },
+      responses: { 200: { description: 'Rentals', schema: Type.Array(Type.Object({ id: Id() })) } },
+      errors: ['R404'],
+      deprecated: { replacement: 'GET /rentals' },
+      handler: async () => ok([]),
+    });
+    const operation = buildDocument('back', { title: 't', description: 'd' }, [route]).paths[
+      '/v1/{tenant}/back/rentals-old'
+    ]!.get as Record<string, unknown>;
+    expect(operation).toMatchObject({
+      deprecated: true,
+      'x-permission': { permission: 'RENTAL_READ', scope: 'BRANCH' },
+      description: expect.stringContaining('use `GET /rentals` instead'),
+    });
+    expect(Object.keys(operation.responses as object)).toEqual(['200', '400', '401', '403', '404', '431']);
+    expect(buildDocument('front', { title: 't', description: 'd' }, [route]).paths).toEqual({});
   });
 });
