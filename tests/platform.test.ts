@@ -11,7 +11,9 @@ import { buildPermissionCatalogue } from '../domain/permissions.js';
 import { createActivities } from '../workers/worker.js';
 import { Type } from '@sinclair/typebox';
 import { buildDocument } from '../api/kernel/openapi.js';
-import { defineRoute, ok } from '../api/kernel/route.js';
+import { defineRoute, ok, type AnyRoute } from '../api/kernel/route.js';
+import { mountRoutes, type ApiServices } from '../api/kernel/mount.js';
+import express from 'express';
 import { Id } from '../api/kernel/schemas.js';
 
 const noDeps = {} as Parameters<typeof createActivities>[0];
@@ -70,7 +72,7 @@ describe('no secret ships in code', () => {
 });
 
 describe('the documents come from the declarations', () => {
-  test('a deprecated route names its replacement; permissions and their scope are documented', () => {
+  test('a deprecated route names its replacement; permissions are documented; a broken declaration fails at start', () => {
     const route = defineRoute({
       operationId: 'oldRentalList',
       method: 'get',
@@ -99,5 +101,12 @@ describe('the documents come from the declarations', () => {
     });
     expect(Object.keys(operation.responses as object)).toEqual(['200', '400', '401', '403', '404', '431']);
     expect(buildDocument('front', { title: 't', description: 'd' }, [route]).paths).toEqual({});
+
+    const services = { permissions: permissionCatalogue() } as ApiServices;
+    const withoutHandler = { ...route, handler: undefined } as unknown as AnyRoute;
+    expect(() => mountRoutes(express(), [withoutHandler], services)).toThrow(/oldRentalList has no handler/);
+    const undeclaredPermission = { ...route, access: { ...route.access, permission: 'RENTAL_TELEPORT' } };
+    expect(() => mountRoutes(express(), [undeclaredPermission], services)).toThrow(/RENTAL_TELEPORT/);
+    expect(() => mountRoutes(express(), [route, route], services)).toThrow(/declared twice/);
   });
 });
