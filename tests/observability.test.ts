@@ -11,7 +11,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { assignTraceId } from '../api/errors.js';
 import { createLogger, wantsPrettyOutput } from '../platform/logger.js';
 import { createHttpObservability } from '../platform/http-observability.js';
@@ -269,7 +269,7 @@ describe('worker observability', () => {
     const workflowBundle = await bundleWorkflowCode({
       workflowsPath,
       workflowInterceptorModules: observability.interceptors.workflowModules,
-      logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
+      logger: new DefaultLogger('ERROR'),
     });
     worker = await Worker.create({
       connection: testEnv.nativeConnection,

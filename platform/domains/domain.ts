@@ -15,8 +15,8 @@ export interface ActivityDeps {
   vehicleCommandTimeoutMs: number;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type ActivityFunction = (...args: any[]) => Promise<unknown>;
+/** Any activity: `never[]` parameters accept every function, whatever it takes. */
+type ActivityFunction = (...args: never[]) => Promise<unknown>;
 
 /** A long-running process kind: how its workflow ids start and what a call to a finished one answers. */
 export interface ProcessKind {

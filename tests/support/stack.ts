@@ -47,7 +47,7 @@ export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   bundle ??= bundleWorkflowCode({
     workflowsPath: workflowsEntryPath(),
     workflowInterceptorModules: [workflowInterceptorModule],
-    logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
+    logger: new DefaultLogger('ERROR'),
   });
   return bundle;
 }

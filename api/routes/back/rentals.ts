@@ -165,6 +165,9 @@ async function loadRental(em: EntityManager, rentalId: number): Promise<Rental> 
 const rentalOf = (ctx: RouteContext<{ rentalId: number }>) =>
   ctx.once('rental', () => loadRental(ctx.em, ctx.params.rentalId));
 
+/** The branch of the rental of the path: where its permissions are checked. */
+const rentalBranch = async (ctx: RouteContext<{ rentalId: number }>) => (await rentalOf(ctx)).branch.id;
+
 /** The vehicle a creation names, loaded once per request. */
 const vehicleOf = (ctx: RouteContext<unknown, unknown, { vehicleId?: number; vehicleCode?: string }>) =>
   ctx.once('vehicle', async () => {
@@ -239,11 +242,7 @@ export const getRental = defineRoute({
   summary: 'One rental',
   tags,
   params: RentalIdParams,
-  access: {
-    permission: 'RENTAL_READ',
-    branchOf: 'the rental',
-    branch: async (ctx) => (await rentalOf(ctx)).branch.id,
-  },
+  access: { permission: 'RENTAL_READ', branchOf: 'the rental', branch: (ctx) => rentalBranch(ctx) },
   responses: { 200: { description: 'The rental', schema: RentalSchema } },
   errors: ['R404'],
   async handler(ctx) {
@@ -323,11 +322,7 @@ export const rentalOperation = defineRoute({
   tags,
   params: RentalIdParams,
   body: RentalOperation,
-  access: {
-    permission: 'RENTAL_OPERATE',
-    branchOf: 'the rental',
-    branch: async (ctx) => (await rentalOf(ctx)).branch.id,
-  },
+  access: { permission: 'RENTAL_OPERATE', branchOf: 'the rental', branch: (ctx) => rentalBranch(ctx) },
   responses: { 200: { description: 'The rental after the operation', schema: RentalSchema } },
   errors: ['R404', 'R201', 'R202', 'R203', 'R204', 'R173', 'R174', 'V502', 'V504'],
   async handler(ctx) {
@@ -349,11 +344,7 @@ export const cancelReservation = defineRoute({
   summary: 'Cancel a rental in RESERVATION',
   tags,
   params: RentalIdParams,
-  access: {
-    permission: 'RENTAL_CANCEL',
-    branchOf: 'the rental',
-    branch: async (ctx) => (await rentalOf(ctx)).branch.id,
-  },
+  access: { permission: 'RENTAL_CANCEL', branchOf: 'the rental', branch: (ctx) => rentalBranch(ctx) },
   responses: { 200: { description: 'The cancelled rental', schema: RentalSchema } },
   errors: ['R404', 'R201', 'R202'],
   async handler(ctx) {
