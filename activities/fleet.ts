@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { inTenantTransaction, type EntityManager } from '../db/orm.js';
+import { inTenantTransaction, tenantEm, type EntityManager } from '../db/orm.js';
 import { Vehicle, VehicleCommand } from '../db/entities/index.js';
 import { recordEvent } from '../db/events.js';
 import { categoryConfiguration } from '../db/categories.js';
@@ -71,12 +71,17 @@ async function recordCommandOutcome(
   data: Record<string, unknown> | undefined,
 ): Promise<void> {
   await inTenantTransaction(orm, input.tenant, async (em) => {
-    const command = await em.findOneOrFail(VehicleCommand, { commandId });
     const answeredAt = new Date();
-    command.status = status;
-    command.failureReason = failureReason ?? null;
-    command.data = data ?? null;
-    command.answeredAt = status === 'TIMEOUT' ? null : answeredAt;
+    await em.nativeUpdate(
+      VehicleCommand,
+      { commandId },
+      {
+        status,
+        failureReason: failureReason ?? null,
+        data: data ?? null,
+        answeredAt: status === 'TIMEOUT' ? null : answeredAt,
+      },
+    );
     recordEvent(em, {
       type: `VEHICLE_COMMAND_${input.command}`,
       createdAt: answeredAt,
@@ -103,18 +108,24 @@ export function createFleetActivities({ orm, vehicleCommands, vehicleCommandTime
     async sendVehicleCommand(input: SendVehicleCommandInput): Promise<VehicleCommandOutcome> {
       const commandId = activityIdempotencyKey();
       const timeoutMs = input.timeoutMs ?? vehicleCommandTimeoutMs;
-      const previous = await inTenantTransaction(orm, input.tenant, async (em) => {
-        const known = await em.findOne(VehicleCommand, { commandId });
-        if (known) return known;
-        em.create(VehicleCommand, {
+      // One statement records the command before it is sent; a retry of this activity finds it instead.
+      const em = tenantEm(orm, input.tenant);
+      const recorded = await em
+        .createQueryBuilder(VehicleCommand)
+        .insert({
+          tenant: input.tenant,
           commandId,
           vehicleId: input.vehicleId,
           command: input.command,
-          rentalId: input.rentalId,
+          status: 'SENT',
+          rentalId: input.rentalId ?? null,
           requestedBy: input.requestedBy,
-        });
-        return undefined;
-      });
+          sentAt: new Date(),
+        })
+        .onConflict(['tenant', 'commandId'])
+        .ignore()
+        .execute('run');
+      const previous = recorded.affectedRows ? undefined : await em.findOne(VehicleCommand, { commandId });
       if (previous?.status === 'OK')
         return {
           status: 'OK',
