@@ -9,6 +9,9 @@ RUN npm install --no-audit --no-fund && npm cache clean --force
 
 COPY . .
 
+# The worker generates its workflow bundle's entry from the domain list into node_modules/.cache/fleetflow.
+RUN mkdir -p node_modules/.cache/fleetflow && chown node node_modules/.cache/fleetflow
+
 ENV NODE_ENV=production
 USER node
 EXPOSE 3000
