@@ -4,6 +4,7 @@ import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { provisionOnce, removeIfStale } from './provisioning.js';
 import type { FleetflowConfig } from './config.js';
 
 const execFileAsync = promisify(execFile);
@@ -48,11 +49,6 @@ export const SCHEMATHESIS_CONSTRAINTS = [
 /** Environment variable naming an existing `st`/`schemathesis` executable; when set, nothing is installed. */
 export const SCHEMATHESIS_PATH_ENV = 'SCHEMATHESIS_PATH';
 
-/** Build directories older than this are leftovers of killed or superseded runs and get removed. */
-const STALE_BUILD_DIR_MS = 60 * 60 * 1000;
-
-const inFlight = new Map<string, Promise<string>>();
-
 /**
  * Absolute path of the schemathesis CLI (`st`): `SCHEMATHESIS_PATH` when set, else a Python venv in
  * the cache (<cacheDir>/schemathesis/), created once with pip from PyPI and reused afterwards.
@@ -70,12 +66,7 @@ export function ensureSchemathesis(
   const override = env[SCHEMATHESIS_PATH_ENV];
   if (override) return checkOverride(override, env);
   const entry = schemathesisCacheEntry(config.cacheDir);
-  let pending = inFlight.get(entry);
-  if (!pending) {
-    pending = ensureCached(entry, env).finally(() => inFlight.delete(entry));
-    inFlight.set(entry, pending);
-  }
-  return pending;
+  return provisionOnce(entry, () => ensureCached(entry, env));
 }
 
 /**
@@ -238,13 +229,9 @@ async function removeStaleBuilds(root: string): Promise<void> {
     const target = await fs.readlink(path.join(root, entry.name)).catch(() => undefined);
     if (target) inUse.add(path.basename(target));
   }
-  const now = Date.now();
   for (const entry of entries) {
     const stale = entry.name.includes('.venv-') || entry.name.startsWith('.link-');
-    if (!stale || inUse.has(entry.name)) continue;
-    const full = path.join(root, entry.name);
-    const stat = await fs.lstat(full).catch(() => undefined);
-    if (stat && now - stat.mtimeMs > STALE_BUILD_DIR_MS) await fs.rm(full, { recursive: true, force: true });
+    if (stale && !inUse.has(entry.name)) await removeIfStale(path.join(root, entry.name));
   }
 }
 

