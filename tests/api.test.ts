@@ -8,7 +8,7 @@ import { listen } from '../api/http-server.js';
 import { allRoutes } from '../platform/domains/index.js';
 import { fullPath } from '../api/kernel/route.js';
 import { TokenService } from '../api/auth.js';
-import { ApiClient, Event, Role, RoleAssignment, Vehicle } from '../db/entities/index.js';
+import { ApiClient, Branch, Event, Role, RoleAssignment, Vehicle } from '../db/entities/index.js';
 import { tenantEm } from '../db/orm.js';
 import { seedTenant, demoAppClient, demoOperatorClient, type SeededTenant } from '../db/seed.js';
 import { hashSecret } from '../platform/secrets.js';
@@ -386,18 +386,16 @@ describe('authentication and authorization deny what they must', () => {
     const em = tenantEm(backend.orm, backend.seed.tenant);
     const role = await em.findOneOrFail(Role, { name: 'Fleet operations' });
     const client = em.create(ApiClient, {
-      tenant: backend.seed.tenant as never,
       clientId: 'spandau-ops',
       name: 'Spandau ops',
       secretHash: await hashSecret('spandau-secret'),
       scopes: ['back'],
     });
     em.create(RoleAssignment, {
-      tenant: backend.seed.tenant as never,
       role,
       subjectType: 'API_CLIENT',
       subjectId: client.clientId,
-      branch: backend.seed.otherBranchId as never,
+      branch: em.getReference(Branch, backend.seed.otherBranchId),
     });
     await em.flush();
     const spandau = await token(backend.seed.tenant, {
