@@ -1,10 +1,7 @@
 // The HTTP interfaces end to end: real PostgreSQL, Temporal dev server, MQTT broker and simulated
 // vehicles; every response is validated against the OpenAPI documents.
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import type { Express } from 'express';
-import { createApp, infrastructureRoutes } from '../api/app.js';
-import { listen } from '../api/http-server.js';
+import { infrastructureRoutes } from '../api/app.js';
 import { allRoutes } from '../platform/domains/index.js';
 import { fullPath } from '../api/kernel/route.js';
 import { TokenService } from '../api/auth.js';
@@ -12,96 +9,43 @@ import { ApiClient, Branch, Event, Role, RoleAssignment, Vehicle } from '../db/e
 import { tenantEm } from '../db/orm.js';
 import { seedTenant, demoAppClient, demoOperatorClient, type SeededTenant } from '../db/seed.js';
 import { hashSecret } from '../platform/secrets.js';
-import { startTestBackend, uniqueTenant, type TestBackend } from './support/stack.js';
+import { uniqueTenant, type TestBackend } from './support/stack.js';
+import {
+  expectError,
+  startHttpStack,
+  testJwtSecret as jwtSecret,
+  type CallOptions,
+  type HttpStack,
+  type Reply,
+} from './support/http.js';
 
-const jwtSecret = 'test-secret-for-the-api-suite';
+let stack: HttpStack;
 let backend: TestBackend;
-let server: Server;
 let baseUrl: string;
 let operatorToken: string;
 let rival: SeededTenant;
 let app: Express;
 
-interface Reply {
-  status: number;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-  headers: Headers;
-}
-
-async function call(
-  method: string,
-  path: string,
-  options: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
-): Promise<Reply> {
-  const headers: Record<string, string> = { ...options.headers };
-  if (options.token) headers.authorization = `Bearer ${options.token}`;
-  if (options.body !== undefined || options.rawBody !== undefined)
-    headers['content-type'] ??= 'application/json';
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers,
-    body: options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
-}
-
-async function token(
-  tenant: string,
-  client: { clientId: string; clientSecret: string },
-  scope?: string,
-): Promise<string> {
-  const reply = await call('POST', `/v1/${tenant}/auth/token`, {
-    body: {
-      grant_type: 'client_credentials',
-      client_id: client.clientId,
-      client_secret: client.clientSecret,
-      ...(scope ? { scope } : {}),
-    },
-  });
-  expect(reply.status).toBe(200);
-  return reply.body.access_token;
-}
-
-function expectError(reply: Reply, status: number, code: string): void {
-  expect({ status: reply.status, code: reply.body?.errorCode }).toEqual({ status, code });
-  expect(reply.body).toEqual({
-    errorCode: code,
-    userMessage: expect.any(String),
-    httpStatus: status,
-    traceId: expect.stringMatching(/^[0-9a-f]{32}$/),
-  });
-}
-
-const back = (path: string) => `/v1/${backend.seed.tenant}/back${path}`;
-const front = (path: string) => `/v1/${backend.seed.tenant}/front${path}`;
+const call = (method: string, path: string, options?: CallOptions): Promise<Reply> =>
+  stack.call(method, path, options);
+const token = (tenant: string, client: { clientId: string; clientSecret: string }, scope?: string) =>
+  stack.token(tenant, client, scope);
+const back = (path: string) => stack.back(path);
+const front = (path: string) => stack.front(path);
 
 async function vehicles(): Promise<Vehicle[]> {
   return tenantEm(backend.orm, backend.seed.tenant).find(Vehicle, {}, { orderBy: { id: 'asc' } });
 }
 
 beforeAll(async () => {
-  backend = await startTestBackend();
+  stack = await startHttpStack();
+  ({ backend, baseUrl, app } = stack);
   rival = await seedTenant(backend.orm.em, uniqueTenant('rival'), 'Rival Mobility');
-  app = createApp({
-    orm: backend.orm,
-    temporal: backend.client,
-    taskQueue: backend.taskQueue,
-    jwtSecret,
-    tokenTtlSeconds: 600,
-    readinessChecks: {
-      database: async () => void (await backend.orm.em.getConnection().execute('select 1')),
-    },
-    validateResponses: true,
-  });
-  server = await listen(app, 0, '127.0.0.1');
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   operatorToken = await token(backend.seed.tenant, demoOperatorClient);
 }, 120_000);
 
 afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
-  await backend?.stop();
+  await stack?.stop();
 });
 
 describe('rental lifecycle over HTTP', () => {
