@@ -1,4 +1,4 @@
-// Platform rules that need no infrastructure: registration by domain, secrets, error mapping.
+// Platform rules: registration by domain, secrets, error mapping, and migrations against entities.
 import fs from 'node:fs';
 import path from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
@@ -15,6 +15,7 @@ import { defineRoute, ok, type AnyRoute } from '../api/kernel/route.js';
 import { mountRoutes, type ApiServices } from '../api/kernel/mount.js';
 import express from 'express';
 import { Id } from '../api/kernel/schemas.js';
+import { connectOrm } from '../db/orm.js';
 
 const noDeps = {} as Parameters<typeof createActivities>[0];
 
@@ -108,5 +109,19 @@ describe('the documents come from the declarations', () => {
     const undeclaredPermission = { ...route, access: { ...route.access, permission: 'RENTAL_TELEPORT' } };
     expect(() => mountRoutes(express(), [undeclaredPermission], services)).toThrow(/RENTAL_TELEPORT/);
     expect(() => mountRoutes(express(), [route, route], services)).toThrow(/declared twice/);
+  });
+});
+
+describe('schema', () => {
+  test('the migrations build exactly the schema the entities describe', async () => {
+    const databaseUrl = process.env.DATABASE_URL;
+    if (!databaseUrl) throw new Error('DATABASE_URL is not set: run the tests through jest');
+    const orm = await connectOrm(databaseUrl, { pool: { min: 0, max: 1 } });
+    try {
+      const drift = await orm.schema.getUpdateSchemaSQL({ wrap: false, safe: false, dropTables: true });
+      expect(drift.trim()).toBe('');
+    } finally {
+      await orm.close();
+    }
   });
 });

@@ -9,10 +9,20 @@ import { Customer } from './Customer.js';
 /**
  * Read model of a rental. The rental workflow owns its lifecycle and writes this row in the same
  * activity that performs each transition; at most one open (RESERVATION/ACTIVE) rental exists per
- * vehicle and per customer, enforced by partial unique indexes (see the migration).
+ * vehicle and per customer, enforced by partial unique indexes.
  */
 @Entity({ tableName: 'rental' })
 @Index({ properties: ['tenant', 'branch', 'state'] })
+@Unique({
+  name: 'rental_one_open_per_vehicle',
+  properties: ['tenant', 'vehicle'],
+  where: `"state" in ('RESERVATION', 'ACTIVE')`,
+})
+@Unique({
+  name: 'rental_one_open_per_customer',
+  properties: ['tenant', 'customer'],
+  where: `"state" in ('RESERVATION', 'ACTIVE')`,
+})
 export class Rental extends TenantScoped {
   /** Allocated from `rental_id_seq` before the workflow starts, so the workflow id is known up front. */
   @PrimaryKey({ type: 'integer', autoincrement: false })
