@@ -22,6 +22,12 @@ import { startTestBackend, type TestBackend } from './support/stack.js';
 const RUN_LIMIT_MS = 240_000;
 /** Extra customers, so reservations are not all refused with R102 once the four seeded ones hold one. */
 const EXTRA_CUSTOMERS = 20;
+/**
+ * Fuzzing-phase test cases per document, shared among its operations (at most 150 and at least 10 per
+ * operation, the `max-examples` of the settings): the suite's time stays bounded as the API grows. Raise it
+ * with FLEETFLOW_FUZZ_CASES for a deeper run.
+ */
+const FUZZ_CASES_PER_DOCUMENT = Number(process.env.FLEETFLOW_FUZZ_CASES ?? 1500);
 const configTemplate = path.join(repoRoot, 'tests', 'support', 'schemathesis.toml');
 
 let backend: TestBackend;
@@ -189,6 +195,15 @@ async function expectConfiguredOperations(document: Json): Promise<void> {
     );
 }
 
+/** The document's share of the fuzzing budget per operation. */
+function examplesPerOperation(document: Json): number {
+  const operations = Object.values(document.paths as Record<string, Json>).reduce(
+    (count, item) => count + Object.keys(item).filter((key) => httpMethods.includes(key)).length,
+    0,
+  );
+  return Math.min(150, Math.max(10, Math.floor(FUZZ_CASES_PER_DOCUMENT / Math.max(1, operations))));
+}
+
 /** Distinct faults (same request path and error), with how often each occurred. */
 function distinctFaults(faults: string[]): string[] {
   const seen = new Map<string, { example: string; count: number }>();
@@ -250,8 +265,9 @@ async function fuzz(documentName: 'back' | 'front'): Promise<void> {
   // Every check but use_after_free: the API's only DELETE cancels a reservation, which stays readable
   // as CANCELLED, as the spec says (see [checks.use_after_free] in the settings).
   const checks = ['--checks', 'all', '--exclude-checks', 'use_after_free'];
+  const examples = ['--max-examples', String(examplesPerOperation(document))];
   const { code, output } = await runSchemathesis(
-    ['--config-file', config, 'run', schemaFile, '--url', baseUrl, ...checks, '--no-color'],
+    ['--config-file', config, 'run', schemaFile, '--url', baseUrl, ...checks, ...examples, '--no-color'],
     tokens[documentName],
   );
   const seconds = Math.round((Date.now() - started) / 1000);
