@@ -864,3 +864,37 @@ export function applicableVersion<V extends VersionInTime>(
   if (best && best.validUntil !== null && best.validUntil <= atMs) return undefined;
   return best;
 }
+
+/** How far in the past an effective date may lie and still mean "now" (clock skew, slow requests). */
+export const EFFECTIVE_DATE_TOLERANCE_MS = 5 * MINUTE_MS;
+
+/**
+ * Why a version cannot be published now, or undefined: only a DRAFT of a live bundle, effective from
+ * now on, after every other published version of the bundle, valid until a later date if bounded.
+ */
+export function publicationRefusal(check: {
+  bundleArchived: boolean;
+  status: PricingVersionStatus;
+  effectiveFromMs: number;
+  validUntilMs: number | null;
+  nowMs: number;
+  publishedEffectiveFromMs: readonly number[];
+}): DomainError | undefined {
+  if (check.bundleArchived) return new DomainError('ODP100', 'the pricing bundle is archived');
+  if (check.status !== 'DRAFT')
+    return new DomainError('ODP102', `version is ${check.status}; only a DRAFT can be published`);
+  if (
+    !Number.isFinite(check.effectiveFromMs) ||
+    check.effectiveFromMs < check.nowMs - EFFECTIVE_DATE_TOLERANCE_MS
+  )
+    return new DomainError('ODP105', 'effectiveFrom lies in the past');
+  if (check.validUntilMs !== null && !(check.validUntilMs > check.effectiveFromMs))
+    return new DomainError('ODP105', 'validUntil must be after effectiveFrom');
+  const latest = Math.max(-Infinity, ...check.publishedEffectiveFromMs);
+  if (latest >= check.effectiveFromMs)
+    return new DomainError(
+      'ODP105',
+      `another published version takes effect at ${new Date(latest).toISOString()}; choose a later date`,
+    );
+  return undefined;
+}
