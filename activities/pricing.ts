@@ -13,10 +13,7 @@ export interface PricingActivityDeps {
 }
 
 /** Locks the bundle row (publications of one bundle run one at a time) and loads the version. */
-async function lockedVersion(
-  em: EntityManager,
-  versionId: number,
-) {
+async function lockedVersion(em: EntityManager, versionId: number) {
   const version = await em.findOne(PricingBundleVersion, versionId);
   if (!version) throw new DomainError('ODP101');
   await em.findOneOrFail(PricingBundle, version.bundle.id, { lockMode: LockMode.PESSIMISTIC_WRITE });

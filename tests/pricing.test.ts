@@ -1,5 +1,10 @@
 // Pricing over HTTP: bundles and versions, publication with a future effective date on the time-skipping
 // server, assignments, simulators and the app's calculators, permissions and hostile input.
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import { DefaultLogger, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { priceOnDemandRental, type PhaseSpan, type PricedVersion } from '../domain/pricing.js';
+import { demoScooterRules } from '../db/seed/pricing.js';
 import {
   ApiClient,
   Branch,
@@ -583,4 +588,41 @@ describe('security and hostile input', () => {
       'ODP111',
     );
   });
+});
+
+describe('the engine inside a workflow', () => {
+  test('domain/pricing.ts and decimal.js bundle and price in the workflow sandbox like in Node', async () => {
+    const workflowBundle = await bundleWorkflowCode({
+      workflowsPath: fileURLToPath(new URL('./support/pricing-workflows.ts', import.meta.url)),
+      logger: new DefaultLogger('ERROR'),
+    });
+    const taskQueue = `pricing-engine-${randomBytes(3).toString('hex')}`;
+    const worker = await Worker.create({
+      connection: stack.backend.testEnv!.nativeConnection,
+      taskQueue,
+      workflowBundle,
+    });
+    const version: PricedVersion = {
+      ref: { pricingBundleId: 1, pricingBundleVersionId: 1, version: 1, name: 'Demo' },
+      bundleType: 'ON_DEMAND_LEGACY',
+      currency: 'EUR',
+      distanceUnit: 'KILOMETER',
+      rules: demoScooterRules,
+    };
+    const start = Date.parse('2026-11-18T09:00:00Z');
+    const phases: PhaseSpan[] = [
+      { phase: 'RESERVATION_PAID', startMs: start, endMs: start + 90_000 },
+      { phase: 'DRIVING', startMs: start + 90_000, endMs: start + 50 * 60_000 },
+      { phase: 'PARKING', startMs: start + 50 * 60_000, endMs: start + 200 * 60_000 },
+    ];
+    const tax = { taxPercentage: '19.00', scale: 2, currency: 'EUR', timeZoneId: 'Europe/Berlin' };
+    const inWorkflow = await worker.runUntil(
+      stack.backend.testEnv!.client.workflow.execute('priceInWorkflow', {
+        taskQueue,
+        workflowId: `price-${randomBytes(4).toString('hex')}`,
+        args: [version, phases, tax],
+      }),
+    );
+    expect(inWorkflow).toEqual(priceOnDemandRental(version, { phases, distance: '12.5' }, tax));
+  }, 60_000);
 });

@@ -174,6 +174,10 @@ export const BookingEstimate = component(
   ),
 );
 
+/** The business unit behind a branch, loaded once per request (the access check and the handler share it). */
+export const branchUnitOf = (ctx: RouteContext, branchId: number) =>
+  ctx.once(`branch-unit:${branchId}`, () => businessUnitOfBranch(ctx.em, branchId));
+
 /** Which bundle and version price a simulation: a named bundle, or the one assigned to the category. */
 export async function resolveSimulatedVersion(
   ctx: RouteContext,
@@ -191,7 +195,7 @@ export async function resolveSimulatedVersion(
   },
 ): Promise<ResolvedPricing> {
   const { em, tenant } = ctx;
-  const unit = await businessUnitOfBranch(em, target.branchId);
+  const unit = await branchUnitOf(ctx, target.branchId);
   let bundle;
   if (target.pricingBundleId !== undefined) {
     bundle = await loadPricingBundle(em, target.pricingBundleId);

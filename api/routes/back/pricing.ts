@@ -9,7 +9,6 @@ import {
 } from '../../../db/entities/index.js';
 import type { EntityManager } from '../../../db/orm.js';
 import {
-  businessUnitOfBranch,
   loadPricingBundle,
   loadPricingVersion,
   pricedVersion,
@@ -36,6 +35,7 @@ import { created, defineRoute, noContent, ok, type RouteContext } from '../../ke
 import { component, DateTime, Id, Int, Nullable, Str, StringEnum } from '../../kernel/schemas.js';
 import {
   bookingEstimate,
+  branchUnitOf,
   Estimate,
   BookingEstimate,
   freeFloatingEstimate,
@@ -379,8 +379,7 @@ const bundleUnit = async (ctx: RouteContext<{ pricingBundleId: number }>) =>
   (await bundleOf(ctx)).businessUnit.id;
 
 /** The business unit behind a branch given in the query or body, loaded once per request. */
-const branchUnit = (ctx: RouteContext, branchId: number) =>
-  ctx.once(`branch-unit:${branchId}`, async () => (await businessUnitOfBranch(ctx.em, branchId)).id);
+const branchUnit = async (ctx: RouteContext, branchId: number) => (await branchUnitOf(ctx, branchId)).id;
 
 /** Rules from a request, checked against the bundle type (ODP103). */
 function rulesFrom(
