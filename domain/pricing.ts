@@ -867,6 +867,8 @@ export function applicableVersion<V extends VersionInTime>(
 
 /** How far in the past an effective date may lie and still mean "now" (clock skew, slow requests). */
 export const EFFECTIVE_DATE_TOLERANCE_MS = 5 * MINUTE_MS;
+/** How far ahead a publication may be scheduled (bounds the workflow's timers). */
+export const MAX_SCHEDULE_AHEAD_MS = 3653 * DAY_MS;
 
 /**
  * Why a version cannot be published now, or undefined: only a DRAFT of a live bundle, effective from
@@ -888,8 +890,12 @@ export function publicationRefusal(check: {
     check.effectiveFromMs < check.nowMs - EFFECTIVE_DATE_TOLERANCE_MS
   )
     return new DomainError('ODP105', 'effectiveFrom lies in the past');
+  if (check.effectiveFromMs > check.nowMs + MAX_SCHEDULE_AHEAD_MS)
+    return new DomainError('ODP105', 'effectiveFrom may lie at most 10 years ahead');
   if (check.validUntilMs !== null && !(check.validUntilMs > check.effectiveFromMs))
     return new DomainError('ODP105', 'validUntil must be after effectiveFrom');
+  if (check.validUntilMs !== null && check.validUntilMs > check.nowMs + 2 * MAX_SCHEDULE_AHEAD_MS)
+    return new DomainError('ODP105', 'validUntil may lie at most 20 years ahead');
   const latest = Math.max(-Infinity, ...check.publishedEffectiveFromMs);
   if (latest >= check.effectiveFromMs)
     return new DomainError(

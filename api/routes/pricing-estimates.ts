@@ -174,6 +174,14 @@ export const BookingEstimate = component(
   ),
 );
 
+/** An instant from a validated date-time string; one the calendar does not have (leap second, 30 February) is ODP111. */
+export function instant(value: string | undefined, fallback: Date = new Date()): Date {
+  if (value === undefined) return fallback;
+  const parsed = new Date(value);
+  if (Number.isNaN(parsed.getTime())) throw new DomainError('ODP111', `${value} is not a valid instant`);
+  return parsed;
+}
+
 /** The business unit behind a branch, loaded once per request (the access check and the handler share it). */
 export const branchUnitOf = (ctx: RouteContext, branchId: number) =>
   ctx.once(`branch-unit:${branchId}`, () => businessUnitOfBranch(ctx.em, branchId));

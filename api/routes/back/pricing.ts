@@ -16,6 +16,7 @@ import {
 } from '../../../db/pricing.js';
 import { branchAncestry } from '../../../db/branches.js';
 import { DomainError } from '../../../domain/errors.js';
+import { isUniqueViolation } from '../../../activities/support.js';
 import {
   decimalPattern,
   distanceUnits,
@@ -36,6 +37,7 @@ import { component, DateTime, Id, Int, Nullable, Str, StringEnum } from '../../k
 import {
   bookingEstimate,
   branchUnitOf,
+  instant,
   Estimate,
   BookingEstimate,
   freeFloatingEstimate,
@@ -402,6 +404,16 @@ function rulesFrom(
   return rules;
 }
 
+/** Flushes; a unique key lost to a concurrent request is the business conflict it stands for. */
+async function flushOrRefuse(em: EntityManager, code: 'ODP102' | 'ODP109' | 'ODP112'): Promise<void> {
+  try {
+    await em.flush();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new DomainError(code, 'a concurrent request got there first; retry');
+    throw error;
+  }
+}
+
 async function nextVersionNumber(em: EntityManager, bundleId: number): Promise<number> {
   const [row] = await em.execute<[{ next: number }]>(
     'select coalesce(max(version), 0)::int + 1 as next from pricing_bundle_version where bundle_id = ?',
@@ -527,7 +539,7 @@ export const addPricingBundle = defineRoute({
       currency: unit.currency,
       distanceUnit: body.distanceUnit ?? 'KILOMETER',
     });
-    await em.flush();
+    await flushOrRefuse(em, 'ODP112');
     return created(toBundleDto(bundle), { Location: `${ctx.baseUrl}/pricing-bundles/${bundle.id}` });
   },
 });
@@ -584,7 +596,7 @@ export const updatePricingBundle = defineRoute({
     if (clash) throw new DomainError('ODP112');
     bundle.name = ctx.body.name;
     if (ctx.body.description !== undefined) bundle.description = ctx.body.description;
-    await ctx.em.flush();
+    await flushOrRefuse(ctx.em, 'ODP112');
     return ok(toBundleDto(bundle));
   },
 });
@@ -697,7 +709,7 @@ export const addPricingBundleVersion = defineRoute({
       },
     },
   },
-  errors: ['ODP100', 'ODP101', 'ODP103'],
+  errors: ['ODP100', 'ODP101', 'ODP102', 'ODP103'],
   async handler(ctx) {
     const { em, body } = ctx;
     const bundle = await bundleOf(ctx);
@@ -713,7 +725,7 @@ export const addPricingBundleVersion = defineRoute({
       rules,
       basedOnVersion: base?.version ?? null,
     });
-    await em.flush();
+    await flushOrRefuse(em, 'ODP102');
     return created(toVersionDto(version), {
       Location: `${ctx.baseUrl}/pricing-bundles/${bundle.id}/versions/${version.id}`,
     });
@@ -766,16 +778,15 @@ export const updatePricingBundleVersion = defineRoute({
         'ODP102',
         `version ${version.version} is ${version.status}; create a new version instead`,
       );
-    version.rules = rulesFrom(bundle.type, body);
-    if (body.notes !== undefined) version.notes = body.notes;
-    // Conditional write: a publication that got in first wins, this update then changes nothing.
+    const rules = rulesFrom(bundle.type, body);
+    const notes = body.notes !== undefined ? body.notes : (version.notes ?? null);
+    // Conditional write: a publication that got in first wins, and this update then changes nothing.
     const updated = await em.nativeUpdate(
       PricingBundleVersion,
       { id: version.id, status: 'DRAFT' },
-      { rules: version.rules, notes: version.notes ?? null, updatedAt: new Date() },
+      { rules, notes, updatedAt: new Date() },
     );
     if (updated !== 1) throw new DomainError('ODP102', 'the version was published meanwhile');
-    em.getUnitOfWork().computeChangeSets();
     await em.refresh(version);
     return ok(toVersionDto(version));
   },
@@ -944,7 +955,7 @@ export const addPricingAssignment = defineRoute({
       adminSubject: ctx.actor,
       payload: { ...body },
     });
-    await em.flush();
+    await flushOrRefuse(em, 'ODP109');
     return created(toAssignmentDto(assignment));
   },
 });
@@ -1138,7 +1149,7 @@ export const simulateFreeFloatingPrice = defineRoute({
   errors: ['B404', 'ODP100', 'ODP101', 'ODP104', 'ODP106', 'ODP110', 'ODP111'],
   async handler(ctx) {
     const { body } = ctx;
-    const start = body.startTime ? new Date(body.startTime) : new Date();
+    const start = instant(body.startTime);
     const resolved = await resolveSimulatedVersion(ctx, {
       ...body,
       bundleType: 'ON_DEMAND_LEGACY',
@@ -1170,7 +1181,7 @@ export const simulateBookingPrice = defineRoute({
   errors: ['B404', 'ODP100', 'ODP101', 'ODP104', 'ODP106', 'ODP110', 'ODP111'],
   async handler(ctx) {
     const { body } = ctx;
-    const reservedAt = body.reservationTime ? new Date(body.reservationTime) : new Date();
+    const reservedAt = instant(body.reservationTime);
     const resolved = await resolveSimulatedVersion(ctx, {
       ...body,
       bundleType: 'BOOKING',
@@ -1213,7 +1224,7 @@ export async function simulateFromQuery(
   draftsAllowed: boolean,
 ): Promise<Static<typeof BookingEstimate>> {
   const { query } = ctx;
-  const start = query.startTime ? new Date(query.startTime) : new Date();
+  const start = instant(query.startTime);
   const bundleType =
     query.type ??
     (query.pricingBundleId !== undefined
