@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { DefaultLogger, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { priceOnDemandRental, type PhaseSpan, type PricedVersion } from '../domain/pricing.js';
 import { demoScooterRules } from '../db/seed/pricing.js';
+import { versionApplyingAt } from '../db/pricing.js';
 import {
   ApiClient,
   Branch,
@@ -330,6 +331,13 @@ describe('bundles and versions', () => {
       bundle: bundleId,
     });
     expect(versions.find((v) => v.version === 1)?.endedAt?.toISOString()).toBe(tomorrow);
+
+    // What a rental or booking records at creation: the version applying at its time.
+    const em = tenantEm(stack.backend.orm, stack.backend.seed.tenant);
+    const at = (iso: string | number) => versionApplyingAt(em, bundleId, new Date(iso));
+    expect((await at(Date.parse(tomorrow) - 1)).version).toBe(1);
+    expect((await at(tomorrow)).version).toBe(2);
+    await expect(at('2019-01-01T00:00:00Z')).rejects.toMatchObject({ code: 'ODP106' });
   });
 
   test('a bounded validity expires the version', async () => {

@@ -439,7 +439,7 @@ export const listPricingBundles = defineRoute({
     'Lists the live bundles of the business units where the caller holds PRICING_READ. `branchId` and `vehicleCategoryId` keep bundles assigned there (assignments on the branch or its ancestors).',
   tags,
   query: Type.Object({
-    searchText: Type.Optional(Str(200, { description: 'Part of the name, case-insensitive.' })),
+    searchText: Type.Optional(Str(200, { minLength: 1, description: 'Part of the name, case-insensitive.' })),
     includeVersions: Type.Optional(Type.Boolean({ default: false })),
     vehicleCategoryId: Type.Optional(Id()),
     branchId: Type.Optional(Id()),

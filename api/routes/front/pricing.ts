@@ -95,7 +95,7 @@ export const bookingPriceCalculator = defineRoute({
     endTime: DateTime(),
     additions: Type.Optional(Type.Array(Str(64, { pattern: '^[A-Z0-9_]{1,64}$' }), { maxItems: 50 })),
     distance: Type.Optional(Str(20, { pattern: decimalPattern })),
-    userGroupCode: Type.Optional(Str(64, { deprecated: true })),
+    userGroupCode: Type.Optional(Str(64, { minLength: 1, deprecated: true })),
     version: Type.Optional(Int(1, 1_000_000, { description: 'Version number within the bundle.' })),
   }),
   access: appAccess,
