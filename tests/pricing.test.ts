@@ -423,6 +423,60 @@ describe('bundles and versions', () => {
   });
 });
 
+describe('remaining verbs', () => {
+  test('rename, version list paging, re-pointing an assignment, deleting a draft-only bundle', async () => {
+    const { cars } = await categoryIds();
+    const bundleId = await createBundle('Verbs');
+    const renamed = await call('PUT', back(`/pricing-bundles/${bundleId}`), {
+      token: operator,
+      body: { name: 'Verbs renamed', description: 'for the verbs test' },
+    });
+    expect(renamed.body).toMatchObject({ name: 'Verbs renamed', description: 'for the verbs test' });
+    for (let i = 0; i < 3; i++) expect((await createVersion(bundleId)).status).toBe(201);
+    const page = await call('GET', back(`/pricing-bundles/${bundleId}/versions?size=2&page=1`), {
+      token: operator,
+    });
+    expect(page.headers.get('X-Total-Count')).toBe('3');
+    expect(page.body.map((v: { version: number }) => v.version)).toEqual([1]);
+
+    const other = await createBundle('Verbs other');
+    const booking = await createBundle('Verbs booking', 'BOOKING');
+    const assigned = await call('POST', back('/on-demand-pricing-assignments'), {
+      token: operator,
+      body: {
+        branchId: stack.backend.seed.otherBranchId,
+        vehicleCategoryId: cars,
+        pricingBundleId: bundleId,
+      },
+    });
+    expectError(
+      await call('PUT', back(`/on-demand-pricing-assignments/${assigned.body.id}`), {
+        token: operator,
+        body: { pricingBundleId: booking },
+      }),
+      422,
+      'ODP110',
+    );
+    const moved = await call('PUT', back(`/on-demand-pricing-assignments/${assigned.body.id}`), {
+      token: operator,
+      body: { pricingBundleId: other },
+    });
+    expect(moved.body).toMatchObject({ id: assigned.body.id, pricingBundleId: other });
+    expect((await call('DELETE', back(`/pricing-bundles/${bundleId}`), { token: operator })).status).toBe(
+      204,
+    );
+    const gone = await tenantEm(stack.backend.orm, stack.backend.seed.tenant).count(PricingBundleVersion, {
+      bundle: bundleId,
+    });
+    expect(gone).toBe(0);
+    expectError(
+      await call('GET', back(`/pricing-bundles/${bundleId}/versions`), { token: operator }),
+      404,
+      'ODP100',
+    );
+  });
+});
+
 describe('security and hostile input', () => {
   test('finance permissions are checked on the business unit, not the branch', async () => {
     const em = tenantEm(stack.backend.orm, stack.backend.seed.tenant);
