@@ -351,15 +351,18 @@ const minutesOf = (ms: number) => new Money(ms).div(MINUTE_MS);
 // On-demand (free-floating) rentals
 
 /** Rejects phase lists the engine cannot price (ODP111): reversed, overlapping or overlong spans. */
-function checkPhases(phases: readonly PhaseSpan[]): PhaseSpan[] {
-  const sorted = [...phases].sort((a, b) => a.startMs - b.startMs);
-  sorted.forEach((span, index) => {
+function checkPhases(phases: readonly PhaseSpan[]): readonly PhaseSpan[] {
+  let ordered = true;
+  for (let i = 1; i < phases.length && ordered; i++) ordered = phases[i - 1]!.startMs <= phases[i]!.startMs;
+  const sorted = ordered ? phases : [...phases].sort((a, b) => a.startMs - b.startMs);
+  for (let index = 0; index < sorted.length; index++) {
+    const span = sorted[index]!;
     if (!Number.isSafeInteger(span.startMs) || !Number.isSafeInteger(span.endMs) || span.endMs < span.startMs)
       throw new DomainError('ODP111', `phase ${index} ends before it starts`);
     if (index > 0 && span.startMs < sorted[index - 1]!.endMs)
       throw new DomainError('ODP111', 'phases overlap');
-  });
-  if (sorted.length && sorted.at(-1)!.endMs - sorted[0]!.startMs > MAX_PRICED_SPAN_MS)
+  }
+  if (sorted.length && sorted[sorted.length - 1]!.endMs - sorted[0]!.startMs > MAX_PRICED_SPAN_MS)
     throw new DomainError('ODP111', 'a priced interval may last at most 366 days');
   return sorted;
 }
@@ -396,12 +399,12 @@ export function priceOnDemandRental(
   const lines: RawLine[] = [];
 
   // Reservation
-  const freeMs = phases
-    .filter((s) => s.phase === 'RESERVATION_FREE')
-    .reduce((t, s) => t + s.endMs - s.startMs, 0);
-  const paidMs = phases
-    .filter((s) => s.phase === 'RESERVATION_PAID')
-    .reduce((t, s) => t + s.endMs - s.startMs, 0);
+  let freeMs = 0;
+  let paidMs = 0;
+  for (const span of phases) {
+    if (span.phase === 'RESERVATION_FREE') freeMs += span.endMs - span.startMs;
+    else if (span.phase === 'RESERVATION_PAID') paidMs += span.endMs - span.startMs;
+  }
   if (freeMs > 0)
     lines.push({
       code: 'RESERVATION_FREE',
@@ -507,18 +510,11 @@ function timeLines(
   const slots = rules.timeSlots;
   const rateOf = (slot: TimeSlotRule, phase: 'DRIVING' | 'PARKING') =>
     new Money(phase === 'DRIVING' ? slot.drivingPerMinute : slot.parkingPerMinute);
-  /** Milliseconds per (phase, slot). */
-  const buckets = new Map<string, { phase: 'DRIVING' | 'PARKING'; slot: number; ms: number }>();
-  const add = (phase: 'DRIVING' | 'PARKING', slot: number, ms: number) => {
-    if (ms <= 0) return;
-    const key = `${phase}:${slot}`;
-    const bucket = buckets.get(key);
-    if (bucket) bucket.ms += ms;
-    else buckets.set(key, { phase, slot, ms });
-  };
+  /** Milliseconds per slot, by phase. */
+  const msBySlot = { DRIVING: slots.map(() => 0), PARKING: slots.map(() => 0) };
   if (mode === 'ENDING_TIMESLOT') {
     const slot = slotIndexAt(slots, billedMs);
-    for (const piece of pieces) add(piece.phase, slot, piece.toMs - piece.fromMs);
+    for (const piece of pieces) msBySlot[piece.phase][slot]! += piece.toMs - piece.fromMs;
   } else {
     for (const piece of pieces) {
       let from = piece.fromMs;
@@ -526,14 +522,14 @@ function timeLines(
       while (from < piece.toMs) {
         const next = slot + 1 < slots.length ? slots[slot + 1]!.fromMinute * MINUTE_MS : Infinity;
         const to = Math.min(piece.toMs, next);
-        add(piece.phase, slot, to - from);
+        msBySlot[piece.phase][slot]! += to - from;
         from = to;
         slot += 1;
       }
     }
   }
-  const ordered = [...buckets.values()].sort((a, b) =>
-    a.phase === b.phase ? a.slot - b.slot : a.phase === 'DRIVING' ? -1 : 1,
+  const ordered = (['DRIVING', 'PARKING'] as const).flatMap((phase) =>
+    msBySlot[phase].flatMap((ms, slot) => (ms > 0 ? [{ phase, slot, ms }] : [])),
   );
   return ordered.map(({ phase, slot, ms }) => {
     const rate = rateOf(slots[slot]!, phase);
