@@ -159,3 +159,29 @@ export async function pricingForBranch(
   const version = await versionApplyingAt(em, bundle.id, query.at);
   return { bundle, version, priced: pricedVersion(bundle, version), tax: taxContextOf(unit) };
 }
+
+/**
+ * The pricing of a version recorded earlier (a rental's or booking's pinned version), with the tax
+ * context of the branch's business unit: re-pricing later uses exactly the rules applied at creation,
+ * whatever happened to the bundle since (published versions never change; archived ones stay readable).
+ */
+export async function pricingForVersion(
+  em: EntityManager,
+  query: { branchId: number; pricingBundleVersionId: number },
+): Promise<ResolvedPricing> {
+  const unit = await businessUnitOfBranch(em, query.branchId);
+  const version = await em.findOne(PricingBundleVersion, query.pricingBundleVersionId, {
+    populate: ['bundle'],
+  });
+  if (!version || version.status === 'DRAFT')
+    throw new DomainError(
+      'ODP101',
+      `pricing bundle version ${query.pricingBundleVersionId} was never published`,
+    );
+  return {
+    bundle: version.bundle,
+    version,
+    priced: pricedVersion(version.bundle, version),
+    tax: taxContextOf(unit),
+  };
+}

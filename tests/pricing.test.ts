@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { DefaultLogger, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { priceOnDemandRental, type PhaseSpan, type PricedVersion } from '../domain/pricing.js';
 import { demoScooterRules } from '../db/seed/pricing.js';
-import { versionApplyingAt } from '../db/pricing.js';
+import { pricingForVersion, versionApplyingAt } from '../db/pricing.js';
 import {
   ApiClient,
   Branch,
@@ -420,6 +420,12 @@ describe('bundles and versions', () => {
       v1.id,
     );
     expect(archived.status).toBe('ARCHIVED');
+    // A rental that recorded this version is still priced by it after the bundle is archived.
+    const pinned = await pricingForVersion(tenantEm(stack.backend.orm, stack.backend.seed.tenant), {
+      branchId: stack.backend.seed.otherBranchId,
+      pricingBundleVersionId: v1.id,
+    });
+    expect(pinned.priced.ref).toMatchObject({ pricingBundleId: bundleId, version: 1 });
   });
 });
 
