@@ -311,6 +311,7 @@ export const errorCatalogue = {
   'ODP111': { code: 'ODP111', meaning: 'pricing input invalid (times, phases, distance or additions)', retryable: false, httpStatus: 422, source: 'project' },
   'ODP112': { code: 'ODP112', meaning: 'a pricing bundle with this name already exists', retryable: false, httpStatus: 409, source: 'project' },
   'ODP113': { code: 'ODP113', meaning: 'vehicle category not found', retryable: false, httpStatus: 404, source: 'project' },
+  'ODP114': { code: 'ODP114', meaning: 'basedOnVersionId names no version of this pricing bundle', retryable: false, httpStatus: 422, source: 'project' },
 } as const satisfies Readonly<Record<string, CatalogueEntry>>;
 
 for (const entry of Object.values(errorCatalogue)) Object.freeze(entry);

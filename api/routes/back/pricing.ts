@@ -709,13 +709,21 @@ export const addPricingBundleVersion = defineRoute({
       },
     },
   },
-  errors: ['ODP100', 'ODP101', 'ODP102', 'ODP103'],
+  errors: ['ODP100', 'ODP102', 'ODP103', 'ODP114'],
   async handler(ctx) {
     const { em, body } = ctx;
     const bundle = await bundleOf(ctx);
+    // A missing copy source is a refused body field (422), not a missing resource of the path.
     const base =
       body.basedOnVersionId !== undefined
-        ? await loadPricingVersion(em, bundle.id, body.basedOnVersionId)
+        ? await loadPricingVersion(em, bundle.id, body.basedOnVersionId).catch((error: unknown) => {
+            if (error instanceof DomainError && error.code === 'ODP101')
+              throw new DomainError(
+                'ODP114',
+                `version ${body.basedOnVersionId} is not a version of this bundle`,
+              );
+            throw error;
+          })
         : undefined;
     const rules = rulesFrom(bundle.type, body, base?.rules);
     const version = em.create(PricingBundleVersion, {
