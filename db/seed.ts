@@ -14,6 +14,7 @@ import {
 import { permissionCatalogue } from '../platform/domains/index.js';
 import { RENTAL_RESERVATION_SETTING_KEY, defaultReservationSettings } from '../domain/rental.js';
 import { hashSecret } from '../platform/secrets.js';
+import { seedPricing } from './seed/pricing.js';
 
 export const DEMO_TENANT = 'demo';
 /** The district branch that holds the seeded fleet. */
@@ -154,6 +155,7 @@ export async function seedTenant(
         customProperties: { parkedAt: street },
       });
     });
+    seedPricing(tx, { tenant, businessUnit: unit, branch: city, scooters, cars });
     const customers = [
       ['anna.schmidt@example.com', 'Anna', 'Schmidt'],
       ['ben.mueller@example.com', 'Ben', 'Müller'],

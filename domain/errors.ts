@@ -296,6 +296,22 @@ export const errorCatalogue = {
   'V504': { code: 'V504', meaning: 'vehicle did not answer in time', retryable: true, httpStatus: 504, source: 'project' },
   'ST404': { code: 'ST404', meaning: 'setting not found', retryable: false, httpStatus: 404, source: 'project' },
   'AR404': { code: 'AR404', meaning: 'role or role assignment not found', retryable: false, httpStatus: 404, source: 'project' },
+  // Project-defined: pricing (ODP* is the spec's pricing family; its code table is not shown)
+  'ODP100': { code: 'ODP100', meaning: 'pricing bundle not found', retryable: false, httpStatus: 404, source: 'project' },
+  'ODP101': { code: 'ODP101', meaning: 'pricing bundle version not found', retryable: false, httpStatus: 404, source: 'project' },
+  'ODP102': { code: 'ODP102', meaning: 'only a draft version can be changed or published; create a new version instead', retryable: false, httpStatus: 409, source: 'project' },
+  'ODP103': { code: 'ODP103', meaning: 'pricing rules invalid for this bundle type', retryable: false, httpStatus: 422, source: 'project' },
+  'ODP104': { code: 'ODP104', meaning: 'no pricing assigned to this branch and vehicle category', retryable: false, httpStatus: 422, source: 'project' },
+  'ODP105': { code: 'ODP105', meaning: 'effective date must be in the future and after every published version of the bundle', retryable: false, httpStatus: 422, source: 'project' },
+  'ODP106': { code: 'ODP106', meaning: 'no published version of the pricing bundle applies at that time', retryable: false, httpStatus: 422, source: 'project' },
+  'ODP107': { code: 'ODP107', meaning: 'pricing bundle is assigned to branches; remove the assignments first', retryable: false, httpStatus: 409, source: 'project' },
+  'ODP108': { code: 'ODP108', meaning: 'pricing assignment not found', retryable: false, httpStatus: 404, source: 'project' },
+  'ODP109': { code: 'ODP109', meaning: 'a pricing assignment of this type already exists for the branch and vehicle category', retryable: false, httpStatus: 409, source: 'project' },
+  'ODP110': { code: 'ODP110', meaning: 'pricing bundle of another type or business unit than required', retryable: false, httpStatus: 422, source: 'project' },
+  'ODP111': { code: 'ODP111', meaning: 'pricing input invalid (times, phases, distance or additions)', retryable: false, httpStatus: 422, source: 'project' },
+  'ODP112': { code: 'ODP112', meaning: 'a pricing bundle with this name already exists', retryable: false, httpStatus: 409, source: 'project' },
+  'ODP113': { code: 'ODP113', meaning: 'vehicle category not found', retryable: false, httpStatus: 404, source: 'project' },
+  'ODP114': { code: 'ODP114', meaning: 'basedOnVersionId names no version of this pricing bundle', retryable: false, httpStatus: 422, source: 'project' },
 } as const satisfies Readonly<Record<string, CatalogueEntry>>;
 
 for (const entry of Object.values(errorCatalogue)) Object.freeze(entry);

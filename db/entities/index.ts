@@ -11,6 +11,9 @@ import { RoleAssignment } from './RoleAssignment.js';
 import { ApiClient } from './ApiClient.js';
 import { Setting } from './Setting.js';
 import { VehicleCommand } from './VehicleCommand.js';
+import { PricingBundle } from './PricingBundle.js';
+import { PricingBundleVersion } from './PricingBundleVersion.js';
+import { PricingAssignment } from './PricingAssignment.js';
 
 export {
   Tenant,
@@ -26,5 +29,8 @@ export {
   ApiClient,
   Setting,
   VehicleCommand,
+  PricingBundle,
+  PricingBundleVersion,
+  PricingAssignment,
 };
 export { TenantScoped, TENANT_FILTER } from './TenantScoped.js';

@@ -1,0 +1,298 @@
+// Price estimates shared by the operator simulators and the app's calculators: the response schemas of
+// the three price shapes, which version prices a request, and the engine call that produces the estimate.
+import { Type, type Static } from '@sinclair/typebox';
+import { PricingBundleVersion } from '../../db/entities/index.js';
+import {
+  assignedPricing,
+  businessUnitOfBranch,
+  loadPricingBundle,
+  loadPricingVersion,
+  pricedVersion,
+  taxContextOf,
+  versionApplyingAt,
+  type ResolvedPricing,
+} from '../../db/pricing.js';
+import { DomainError } from '../../domain/errors.js';
+import {
+  bookingCancellation,
+  priceBooking,
+  priceLineGroups,
+  priceOnDemandRental,
+  pricePhases,
+  pricingVersionStatuses,
+  type PhaseSpan,
+  type PriceResult,
+  type PricingBundleType,
+} from '../../domain/pricing.js';
+import type { RouteContext } from '../kernel/route.js';
+import { component, DateTime, Nullable, StringEnum } from '../kernel/schemas.js';
+
+const Money = (description: string) => Type.String({ description: `${description} Decimal string.` });
+
+export const PricingVersionRef = component(
+  'PricingBundleVersionRef',
+  Type.Object(
+    {
+      pricingBundleId: Type.Integer(),
+      pricingBundleVersionId: Type.Integer(),
+      version: Type.Integer(),
+      name: Type.String(),
+    },
+    {
+      additionalProperties: false,
+      description: 'The rules that priced this (the spec’s pricingBundleVersion).',
+    },
+  ),
+);
+
+const PriceLineGroup = component('PriceLineGroup', StringEnum(priceLineGroups));
+
+export const Price = component(
+  'Price',
+  Type.Object(
+    { total: Money('Gross total.'), currency: Type.String(), pricingBundleVersion: PricingVersionRef },
+    { additionalProperties: false, description: 'Simplified total.' },
+  ),
+);
+
+export const PriceV3 = component(
+  'PriceV3',
+  Type.Object(
+    {
+      currency: Type.String(),
+      groups: Type.Array(
+        Type.Object(
+          {
+            group: PriceLineGroup,
+            amount: Money('Gross sum of the group.'),
+            lines: Type.Array(
+              Type.Object(
+                {
+                  code: Type.String(),
+                  description: Type.String(),
+                  quantity: Type.String(),
+                  unit: Type.String(),
+                  amount: Money('Gross.'),
+                },
+                { additionalProperties: false },
+              ),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+      total: Money('Gross total.'),
+      taxPercentage: Type.String(),
+      taxAmount: Money('Tax included in the total.'),
+      pricingBundleVersion: PricingVersionRef,
+    },
+    { additionalProperties: false, description: 'Grouped breakdown with a single tax view.' },
+  ),
+);
+
+export const PriceV4 = component(
+  'PriceV4',
+  Type.Object(
+    {
+      currency: Type.String(),
+      lines: Type.Array(
+        Type.Object(
+          {
+            code: Type.String(),
+            group: PriceLineGroup,
+            phase: Nullable(StringEnum(pricePhases)),
+            description: Type.String(),
+            quantity: Type.String(),
+            unit: Type.String(),
+            unitPrice: Type.String(),
+            net: Money('Net.'),
+            tax: Money('Tax.'),
+            gross: Money('Gross.'),
+            taxPercentage: Type.String(),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+      taxes: Type.Array(
+        Type.Object(
+          { taxPercentage: Type.String(), net: Type.String(), tax: Type.String(), gross: Type.String() },
+          { additionalProperties: false },
+        ),
+      ),
+      totals: Type.Object(
+        { net: Money('Net.'), tax: Money('Tax.'), gross: Money('Gross.') },
+        { additionalProperties: false },
+      ),
+      pricingBundleVersion: PricingVersionRef,
+    },
+    {
+      additionalProperties: false,
+      description: 'Lines with the tax split; totals are the sums of the lines.',
+    },
+  ),
+);
+
+const estimateFields = {
+  estimate: Type.Literal(true, { description: 'Always true: an estimate, not a charge.' }),
+  pricingBundleVersion: PricingVersionRef,
+  versionStatus: StringEnum(pricingVersionStatuses),
+  price: Price,
+  priceV3: PriceV3,
+  priceV4: PriceV4,
+};
+
+export const Estimate = component(
+  'PriceEstimate',
+  Type.Object(estimateFields, {
+    additionalProperties: false,
+    description: 'A price estimate in three shapes.',
+  }),
+);
+
+export const BookingEstimate = component(
+  'BookingPriceEstimate',
+  Type.Object(
+    {
+      ...estimateFields,
+      cancellationInformation: Type.Optional(
+        Type.Object(
+          {
+            cancellable: Type.Boolean(),
+            freeCancellationDeadline: DateTime(),
+            estimatedFee: Money(
+              'Fee if cancelled at the reservation time; present even when not cancellable.',
+            ),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    },
+    {
+      additionalProperties: false,
+      description: 'A booking estimate; cancellation terms for booking bundles.',
+    },
+  ),
+);
+
+/** An instant from a validated date-time string; one the calendar does not have (leap second, 30 February) is ODP111. */
+export function instant(value: string | undefined, fallback: Date = new Date()): Date {
+  if (value === undefined) return fallback;
+  const parsed = new Date(value);
+  if (Number.isNaN(parsed.getTime())) throw new DomainError('ODP111', `${value} is not a valid instant`);
+  return parsed;
+}
+
+/** The business unit behind a branch, loaded once per request (the access check and the handler share it). */
+export const branchUnitOf = (ctx: RouteContext, branchId: number) =>
+  ctx.once(`branch-unit:${branchId}`, () => businessUnitOfBranch(ctx.em, branchId));
+
+/** Which bundle and version price a simulation: a named bundle, or the one assigned to the category. */
+export async function resolveSimulatedVersion(
+  ctx: RouteContext,
+  target: {
+    branchId: number;
+    vehicleCategoryId?: number;
+    pricingBundleId?: number;
+    pricingBundleVersionId?: number;
+    /** A version number within the bundle (the app's `version`). */
+    versionNumber?: number;
+    bundleType: PricingBundleType;
+    at: Date;
+    /** Operators may simulate drafts; app callers see published versions only. */
+    draftsAllowed: boolean;
+  },
+): Promise<ResolvedPricing> {
+  const { em, tenant } = ctx;
+  const unit = await branchUnitOf(ctx, target.branchId);
+  let bundle;
+  if (target.pricingBundleId !== undefined) {
+    bundle = await loadPricingBundle(em, target.pricingBundleId);
+    if (bundle.businessUnit.id !== unit.id)
+      throw new DomainError('ODP110', 'the bundle belongs to another business unit than the branch');
+    if (bundle.type !== target.bundleType)
+      throw new DomainError('ODP110', `a ${target.bundleType} bundle is needed, this one is ${bundle.type}`);
+  } else if (target.vehicleCategoryId !== undefined) {
+    bundle = (await assignedPricing(em, tenant, target.branchId, target.vehicleCategoryId, target.bundleType))
+      .bundle;
+  } else {
+    throw new DomainError('ODP111', 'give vehicleCategoryId or pricingBundleId');
+  }
+  let version: PricingBundleVersion;
+  if (target.pricingBundleVersionId !== undefined) {
+    version = await loadPricingVersion(em, bundle.id, target.pricingBundleVersionId);
+  } else if (target.versionNumber !== undefined) {
+    const found = await em.findOne(PricingBundleVersion, {
+      bundle: bundle.id,
+      version: target.versionNumber,
+    });
+    if (!found) throw new DomainError('ODP101', `version ${target.versionNumber} not found`);
+    version = found;
+  } else {
+    version = await versionApplyingAt(em, bundle.id, target.at);
+  }
+  if (!target.draftsAllowed && (version.status === 'DRAFT' || version.status === 'ARCHIVED'))
+    throw new DomainError('ODP101', 'only published versions can be estimated here');
+  return { bundle, version, priced: pricedVersion(bundle, version), tax: taxContextOf(unit) };
+}
+
+function estimateOf(resolved: ResolvedPricing, result: PriceResult): Static<typeof Estimate> {
+  return {
+    estimate: true,
+    pricingBundleVersion: resolved.priced.ref,
+    versionStatus: resolved.version.status,
+    ...result,
+  };
+}
+
+const MINUTE_MS = 60_000;
+
+/** An on-demand estimate: free then paid reservation from `startMs`, then the phases end to end. */
+export function freeFloatingEstimate(
+  resolved: ResolvedPricing,
+  usage: {
+    startMs: number;
+    reservationFreeMinutes: number;
+    reservationPaidMinutes: number;
+    phases: readonly { phase: 'DRIVING' | 'PARKING'; minutes: number }[];
+    distance: string;
+  },
+): Static<typeof Estimate> {
+  const spans: PhaseSpan[] = [];
+  let at = usage.startMs;
+  const push = (phase: PhaseSpan['phase'], minutes: number) => {
+    if (minutes <= 0) return;
+    spans.push({ phase, startMs: at, endMs: at + minutes * MINUTE_MS });
+    at += minutes * MINUTE_MS;
+  };
+  push('RESERVATION_FREE', usage.reservationFreeMinutes);
+  push('RESERVATION_PAID', usage.reservationPaidMinutes);
+  for (const phase of usage.phases) push(phase.phase, phase.minutes);
+  return estimateOf(
+    resolved,
+    priceOnDemandRental(resolved.priced, { phases: spans, distance: usage.distance }, resolved.tax),
+  );
+}
+
+/** A booking estimate with its cancellation terms as of the reservation time. */
+export function bookingEstimate(
+  resolved: ResolvedPricing,
+  usage: {
+    startMs: number;
+    endMs: number;
+    returnedAtMs?: number;
+    reservedAtMs: number;
+    distance: string;
+    additions: readonly string[];
+  },
+): Static<typeof BookingEstimate> {
+  const result = priceBooking(resolved.priced, usage, resolved.tax);
+  return {
+    ...estimateOf(resolved, result),
+    cancellationInformation: bookingCancellation(
+      resolved.priced,
+      usage.startMs,
+      usage.reservedAtMs,
+      resolved.tax,
+    ),
+  };
+}
