@@ -14,6 +14,7 @@ import {
 import { permissionCatalogue } from '../platform/domains/index.js';
 import { RENTAL_RESERVATION_SETTING_KEY, defaultReservationSettings } from '../domain/rental.js';
 import { hashSecret } from '../platform/secrets.js';
+import { seedFleet } from './seed/fleet.js';
 
 export const DEMO_TENANT = 'demo';
 /** The district branch that holds the seeded fleet. */
@@ -225,6 +226,7 @@ export async function seedTenant(
       publicVisible: true,
     });
     await tx.flush();
+    await seedFleet(tx, tenantId);
     return {
       tenant: tenantId,
       businessUnitId: unit.id,

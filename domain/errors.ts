@@ -294,6 +294,13 @@ export const errorCatalogue = {
   'V410': { code: 'V410', meaning: 'vehicle integration client retired', retryable: false, httpStatus: 410, source: 'project' },
   'V502': { code: 'V502', meaning: 'vehicle refused the command or reported an error', retryable: false, httpStatus: 502, source: 'project' },
   'V504': { code: 'V504', meaning: 'vehicle did not answer in time', retryable: true, httpStatus: 504, source: 'project' },
+  'V100': { code: 'V100', meaning: 'a vehicle with this code exists', retryable: false, httpStatus: 409, source: 'project' },
+  'V101': { code: 'V101', meaning: 'only a queued command can be cancelled', retryable: false, httpStatus: 409, source: 'project' },
+  'VC404': { code: 'VC404', meaning: 'vehicle category not found', retryable: false, httpStatus: 404, source: 'project' },
+  'VC100': { code: 'VC100', meaning: 'vehicle category in use by vehicles or child categories', retryable: false, httpStatus: 409, source: 'project' },
+  'VC101': { code: 'VC101', meaning: 'vehicle category name exists', retryable: false, httpStatus: 409, source: 'project' },
+  'VC102': { code: 'VC102', meaning: 'invalid vehicle category configuration or parent', retryable: false, httpStatus: 400, source: 'project' },
+  'MO106': { code: 'MO106', meaning: 'module is associated with another vehicle', retryable: false, httpStatus: 409, source: 'project' },
   'ST404': { code: 'ST404', meaning: 'setting not found', retryable: false, httpStatus: 404, source: 'project' },
   'AR404': { code: 'AR404', meaning: 'role or role assignment not found', retryable: false, httpStatus: 404, source: 'project' },
 } as const satisfies Readonly<Record<string, CatalogueEntry>>;

@@ -11,6 +11,8 @@ import { RoleAssignment } from './RoleAssignment.js';
 import { ApiClient } from './ApiClient.js';
 import { Setting } from './Setting.js';
 import { VehicleCommand } from './VehicleCommand.js';
+import { VehicleTelemetry } from './VehicleTelemetry.js';
+import { IotModule } from './IotModule.js';
 
 export {
   Tenant,
@@ -26,5 +28,7 @@ export {
   ApiClient,
   Setting,
   VehicleCommand,
+  VehicleTelemetry,
+  IotModule,
 };
 export { TenantScoped, TENANT_FILTER } from './TenantScoped.js';
