@@ -551,3 +551,122 @@ describe('IoT modules', () => {
     );
   });
 });
+
+describe('bulk operations, map and clusters', () => {
+  test('bulk operations report per-vehicle success and failure', async () => {
+    const list = await vehicles();
+    const spandau = await em().findOneOrFail(Vehicle, { code: 'SPANDAU-1' });
+    const { branchId, otherBranchId } = backend.seed;
+    const created = await call('POST', stack.back('/vehicles/bulk-create'), {
+      token: operator,
+      body: {
+        vehicles: [
+          { code: 'BULK-1', branchId, categoryId: list[0]!.category.id },
+          { code: list[0]!.code, branchId, categoryId: list[0]!.category.id },
+          { code: 'BULK-2', branchId: otherBranchId, categoryId: list[0]!.category.id },
+          { code: 'BULK-3', branchId, categoryId: 999999 },
+        ],
+      },
+    });
+    expect(created.status).toBe(200);
+    expect(created.body.successes.map((s: { index: number }) => s.index)).toEqual([0]);
+    expect(created.body.failures.map((f: { errorCode: string }) => f.errorCode)).toEqual([
+      'V100',
+      'AUTH002',
+      'VC404',
+    ]);
+
+    const ids = [list[5]!.id, spandau.id, 999999];
+    const tagged = await call('PATCH', stack.back('/vehicles/tags/bulk-update'), {
+      token: operator,
+      body: { vehicleIds: ids, addTags: ['winter'] },
+    });
+    expect(tagged.body.successes).toHaveLength(1);
+    expect(tagged.body.failures.map((f: { errorCode: string }) => f.errorCode)).toEqual(['AUTH002', 'V404']);
+    expect((await em().findOneOrFail(Vehicle, list[5]!.id)).tags).toContain('winter');
+
+    const tasks = await call('POST', stack.back('/vehicles/tasks/bulk-create'), {
+      token: operator,
+      body: { vehicleIds: ids, task: { title: 'Check brakes', priority: 'HIGH' } },
+    });
+    expect(tasks.body.successes).toHaveLength(1);
+    const notes = await call('POST', stack.back('/vehicles/notes/bulk-create'), {
+      token: operator,
+      body: { vehicleIds: [list[5]!.id], text: 'Scratch on the left side' },
+    });
+    expect(notes.body.successes).toHaveLength(1);
+    const details = await call('POST', stack.back('/vehicles/details'), {
+      token: operator,
+      body: { vehicleIds: [list[5]!.id, spandau.id] },
+    });
+    expect(details.body).toHaveLength(1);
+    expect(details.body[0]).toMatchObject({
+      openTasks: [{ title: 'Check brakes', priority: 'HIGH' }],
+      notes: [{ text: 'Scratch on the left side' }],
+    });
+    const overview = await call('GET', stack.back(`/vehicles/open-tasks-overview?branchId=${branchId}`), {
+      token: operator,
+    });
+    expect(overview.body).toEqual([
+      { vehicleId: list[5]!.id, code: list[5]!.code, openTasks: 1, highestPriority: 'HIGH' },
+    ]);
+    expect(
+      (await call('GET', stack.back(`/vehicles/${list[5]!.id}/tasks`), { token: operator })).body,
+    ).toHaveLength(1);
+
+    const byQuery = await call('POST', stack.back(`/vehicles/bulk-update?branchId=${branchId}`), {
+      token: operator,
+      body: { filter: { tag: 'winter' }, changes: { serviceStateV2: 'RELOCATE' } },
+    });
+    expect(byQuery.body.successes.map((s: { vehicleId: number }) => s.vehicleId)).toEqual([list[5]!.id]);
+    const byIds = await call('POST', stack.back('/vehicles/bulk-update-by-ids'), {
+      token: operator,
+      body: {
+        vehicleIds: [list[5]!.id, spandau.id],
+        changes: { serviceStateV2: 'FUNCTIONAL', removeTags: ['winter'] },
+      },
+    });
+    expect(byIds.body.failures).toEqual([
+      expect.objectContaining({ vehicleId: spandau.id, errorCode: 'AUTH002' }),
+    ]);
+    expect(await em().count(Event, { vehicleId: list[5]!.id, type: 'VEHICLE_BULK_UPDATE' })).toBe(2);
+  });
+
+  test('map leaves out retired and virtual vehicles; clusters aggregate on a grid', async () => {
+    const { branchId } = backend.seed;
+    const list = await vehicles();
+    await em().nativeUpdate(Vehicle, { id: list[6]!.id }, { serviceStateV2: 'RETIRED' });
+    await em().nativeUpdate(Vehicle, { id: list[7]!.id }, { virtual: true });
+    const map = await call('GET', stack.back(`/vehicles/map?branchId=${branchId}`), { token: operator });
+    const onMap = map.body.map((vehicle: { id: number }) => vehicle.id);
+    expect(onMap).not.toContain(list[6]!.id);
+    expect(onMap).not.toContain(list[7]!.id);
+    const box = 'minLat=52.4&minLng=13.3&maxLat=52.6&maxLng=13.5';
+    const coarse = await call('GET', stack.back(`/vehicles/clusters?branchId=${branchId}&${box}&zoom=8`), {
+      token: operator,
+    });
+    expect(coarse.body.type).toBe('FeatureCollection');
+    const total = coarse.body.features.reduce(
+      (sum: number, f: { properties: { count: number } }) => sum + f.properties.count,
+      0,
+    );
+    expect(total).toBe(onMap.length);
+    const fine = await call('GET', stack.back(`/vehicles/clusters?branchId=${branchId}&${box}&zoom=16`), {
+      token: operator,
+    });
+    expect(fine.body.features.length).toBeGreaterThan(coarse.body.features.length);
+    expectError(
+      await call(
+        'GET',
+        stack.back(
+          `/vehicles/clusters?branchId=${branchId}&minLat=53&minLng=13.3&maxLat=52&maxLng=13.5&zoom=3`,
+        ),
+        {
+          token: operator,
+        },
+      ),
+      400,
+      '0022',
+    );
+  });
+});

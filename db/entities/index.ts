@@ -13,6 +13,8 @@ import { Setting } from './Setting.js';
 import { VehicleCommand } from './VehicleCommand.js';
 import { VehicleTelemetry } from './VehicleTelemetry.js';
 import { IotModule } from './IotModule.js';
+import { Task } from './Task.js';
+import { VehicleNote } from './VehicleNote.js';
 
 export {
   Tenant,
@@ -30,5 +32,7 @@ export {
   VehicleCommand,
   VehicleTelemetry,
   IotModule,
+  Task,
+  VehicleNote,
 };
 export { TenantScoped, TENANT_FILTER } from './TenantScoped.js';

@@ -1,6 +1,8 @@
 import {
   IotModule,
+  Task,
   Vehicle,
+  VehicleNote,
   VehicleCategory,
   VehicleCommand,
   VehicleTelemetry,
@@ -8,13 +10,14 @@ import {
 import { createFleetActivities } from '../../activities/fleet.js';
 import { vehicleCategoryRoutes } from '../../api/routes/back/vehicle-categories.js';
 import { vehicleRoutes } from '../../api/routes/back/vehicles.js';
+import { vehicleBulkRoutes } from '../../api/routes/back/vehicle-bulk.js';
 import { appVehicleRoutes } from '../../api/routes/front/vehicles.js';
 import { defineDomain } from './domain.js';
 
 /** Vehicles, their categories, IoT modules, telemetry and all vehicle I/O (commands and what devices report). */
 export const fleetDomain = defineDomain({
   name: 'fleet',
-  entities: [VehicleCategory, Vehicle, VehicleCommand, VehicleTelemetry, IotModule],
+  entities: [VehicleCategory, Vehicle, VehicleCommand, VehicleTelemetry, IotModule, Task, VehicleNote],
   permissions: {
     operational: [
       'VEHICLE_READ',
@@ -26,7 +29,7 @@ export const fleetDomain = defineDomain({
     ],
   },
   // Category paths (/vehicles/categories…) before /vehicles/{id}: express matches in mount order.
-  routes: [...vehicleCategoryRoutes, ...vehicleRoutes, ...appVehicleRoutes],
+  routes: [...vehicleCategoryRoutes, ...vehicleBulkRoutes, ...vehicleRoutes, ...appVehicleRoutes],
   activities: createFleetActivities,
   workflows: new URL('../../workflows/fleet.ts', import.meta.url),
   processes: [{ workflowIdPrefix: 'vehicle-command', notRunning: 'V504', noun: 'vehicle command' }],

@@ -118,14 +118,9 @@ export function toIotModuleDto(module: IotModule): Static<typeof IotModuleSchema
   };
 }
 
-/** The operator's vehicle representation, with availability computed by the ready-to-rent rules. */
-export function toVehicleDto(
-  vehicle: Vehicle,
-  category: ResolvedCategory | undefined,
-  module: IotModule | undefined,
-): VehicleDto {
-  const configuration = category?.configuration ?? {};
-  const readiness = vehicleReadiness({
+/** The ready-to-rent rules applied to a vehicle row and its resolved category. */
+export function readinessOf(vehicle: Vehicle, category: ResolvedCategory | undefined) {
+  return vehicleReadiness({
     rentalState: vehicle.rentalState,
     serviceStateV2: vehicle.serviceStateV2,
     stateOfCharge: vehicle.stateOfCharge,
@@ -134,8 +129,17 @@ export function toVehicleDto(
     offline: vehicle.offline,
     charging: vehicle.charging,
     categoryBookable: category?.category.bookable ?? false,
-    configuration,
+    configuration: category?.configuration ?? {},
   });
+}
+
+/** The operator's vehicle representation, with availability computed by the ready-to-rent rules. */
+export function toVehicleDto(
+  vehicle: Vehicle,
+  category: ResolvedCategory | undefined,
+  module: IotModule | undefined,
+): VehicleDto {
+  const readiness = readinessOf(vehicle, category);
   return {
     id: vehicle.id,
     code: vehicle.code,

@@ -5,7 +5,8 @@ import type { EntityManager } from '../../../db/orm.js';
 import { branchWithDescendants } from '../../../db/branches.js';
 import { resolvedCategories } from '../../../db/categories.js';
 import { DomainError } from '../../../domain/errors.js';
-import { batteryLevels, unavailabilityReasons, vehicleReadiness } from '../../../domain/vehicle.js';
+import { batteryLevels, unavailabilityReasons } from '../../../domain/vehicle.js';
+import { readinessOf } from '../back/vehicles.js';
 import { defineRoute, ok } from '../../kernel/route.js';
 import { component, Id, Int, Nullable, Position, Str, StringEnum } from '../../kernel/schemas.js';
 
@@ -41,17 +42,7 @@ async function appDtos(em: EntityManager, vehicles: Vehicle[]): Promise<AppVehic
   const categories = await resolvedCategories(em);
   return vehicles.map((vehicle) => {
     const resolved = categories.get(vehicle.category.id);
-    const readiness = vehicleReadiness({
-      rentalState: vehicle.rentalState,
-      serviceStateV2: vehicle.serviceStateV2,
-      stateOfCharge: vehicle.stateOfCharge,
-      iotStateOfCharge: vehicle.iotStateOfCharge,
-      iotModuleLevel: vehicle.iotModuleLevel,
-      offline: vehicle.offline,
-      charging: vehicle.charging,
-      categoryBookable: resolved?.category.bookable ?? false,
-      configuration: resolved?.configuration ?? {},
-    });
+    const readiness = readinessOf(vehicle, resolved);
     return {
       id: vehicle.id,
       code: vehicle.code,
