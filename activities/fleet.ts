@@ -1,16 +1,18 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { inTenantTransaction, tenantEm, type EntityManager } from '../db/orm.js';
-import { Vehicle, VehicleCommand } from '../db/entities/index.js';
 import { recordEvent } from '../db/events.js';
 import { categoryConfiguration } from '../db/categories.js';
 import {
   applyVehicleReport,
   batteryLevelEventType,
   powerStates,
+  serviceStateEventType,
   type PowerState,
+  type VehicleOperationStep,
   type VehicleReport,
 } from '../domain/vehicle.js';
+import { Event, Vehicle, VehicleCommand } from '../db/entities/index.js';
 import { VehicleCommandTimeoutError, type VehicleCommandClient } from '../devices/command-client.js';
 import type { VehicleCommandName } from '../devices/protocol.js';
 import { activityIdempotencyKey } from './support.js';
@@ -129,6 +131,17 @@ export interface ExecuteVehicleCommandInput {
   requestedBy: string;
 }
 
+/** A platform-side step of a configured operation (an activity). */
+export interface VehicleActivityStepInput {
+  tenant: string;
+  vehicleId: number;
+  step: Exclude<VehicleOperationStep, { type: 'COMMAND' }>;
+  /** Stable across retries; the step's event carries it, so it is applied once. */
+  idempotencyKey: string;
+  requestedBy: string;
+  label: string;
+}
+
 /** The device's answer to an executed command. */
 export interface ExecutedVehicleCommand {
   commandId: string;
@@ -210,6 +223,38 @@ export function createFleetActivities({ orm, vehicleCommands, vehicleCommandTime
       );
       if (reply.status !== 'OK') throw commandFailure(input.command, reply.status, reply.failureReason);
       return { status: 'OK', report: reportFromReply(reply.data, reply.at) };
+    },
+
+    /**
+     * Applies one platform-side step (service state or tag) of a configured operation, with its event,
+     * in one transaction; a retry finds the event by its idempotency key and does nothing.
+     */
+    async applyVehicleActivityStep(input: VehicleActivityStepInput): Promise<void> {
+      await inTenantTransaction(orm, input.tenant, async (em) => {
+        if (await em.count(Event, { idempotencyKey: input.idempotencyKey })) return;
+        const vehicle = await em.findOneOrFail(Vehicle, input.vehicleId);
+        const { step } = input;
+        let type = 'VEHICLE_UPDATE';
+        if (step.type === 'SET_SERVICE_STATE') {
+          type = serviceStateEventType(step.serviceStateV2);
+          vehicle.serviceStateV2 = step.serviceStateV2;
+        } else {
+          type = 'VEHICLE_TAGS_UPDATE';
+          vehicle.tags =
+            step.type === 'ADD_TAG'
+              ? [...new Set([...vehicle.tags, step.tag])]
+              : vehicle.tags.filter((tag) => tag !== step.tag);
+        }
+        recordEvent(em, {
+          type,
+          branchId: vehicle.branch.id,
+          vehicleId: vehicle.id,
+          adminSubject: input.requestedBy,
+          description: input.label,
+          payload: { step },
+          idempotencyKey: input.idempotencyKey,
+        });
+      });
     },
 
     /**

@@ -300,6 +300,7 @@ export const errorCatalogue = {
   'VC100': { code: 'VC100', meaning: 'vehicle category in use by vehicles or child categories', retryable: false, httpStatus: 409, source: 'project' },
   'VC101': { code: 'VC101', meaning: 'vehicle category name exists', retryable: false, httpStatus: 409, source: 'project' },
   'VC102': { code: 'VC102', meaning: 'invalid vehicle category configuration or parent', retryable: false, httpStatus: 400, source: 'project' },
+  'VH404': { code: 'VH404', meaning: 'vehicle action, activity or composite activity not found', retryable: false, httpStatus: 404, source: 'project' },
   'MO106': { code: 'MO106', meaning: 'module is associated with another vehicle', retryable: false, httpStatus: 409, source: 'project' },
   'ST404': { code: 'ST404', meaning: 'setting not found', retryable: false, httpStatus: 404, source: 'project' },
   'AR404': { code: 'AR404', meaning: 'role or role assignment not found', retryable: false, httpStatus: 404, source: 'project' },

@@ -85,6 +85,8 @@ export interface VehicleCategoryConfiguration {
   commands?: string[];
   /** Whether vehicles of this category carry a tailbox (OPEN_TAILBOX). */
   hasTailbox?: boolean;
+  /** Ids of the configured operations (actions, activities, composite activities) this category offers. */
+  actions?: number[];
 }
 
 /** Merges a category's configuration over its parent's (child keys win). */
@@ -359,6 +361,7 @@ export function categoryConfigurationProblems(configuration: Record<string, unkn
     'disallowedRentalOperations',
     'rentalOperationOverrides',
     'commands',
+    'actions',
   ]);
   for (const key of Object.keys(configuration))
     if (!known.has(key)) problems.push(`unknown configuration key ${key}`);
@@ -421,6 +424,16 @@ export function categoryConfigurationProblems(configuration: Record<string, unkn
     )
   )
     problems.push('commands lists predefined vehicle commands');
+  const actions = configuration.actions;
+  if (
+    actions !== undefined &&
+    !(
+      Array.isArray(actions) &&
+      actions.length <= 100 &&
+      actions.every((id) => Number.isInteger(id) && (id as number) > 0)
+    )
+  )
+    problems.push('actions lists operation ids');
   return problems;
 }
 
@@ -434,5 +447,56 @@ export type IotModuleState = (typeof iotModuleStates)[number];
  */
 export function iotModuleTransitionRefusal(from: IotModuleState, to: IotModuleState): 'MO104' | undefined {
   if (from === 'RETIRED' && to !== 'UNASSIGNED' && to !== 'RETIRED') return 'MO104';
+  return undefined;
+}
+
+/** Kinds of configured vehicle operations (the spec's operations model). */
+export const vehicleActionKinds = ['ACTION', 'ACTIVITY', 'COMPOSITE_ACTIVITY'] as const;
+export type VehicleActionKind = (typeof vehicleActionKinds)[number];
+
+/**
+ * One step of a configured operation: a device command, or a platform-side state change (an activity).
+ * Activities only update platform state; composite activities and actions may mix both.
+ */
+export type VehicleOperationStep =
+  | { type: 'COMMAND'; command: PredefinedVehicleCommand; params?: Record<string, unknown> }
+  | { type: 'SET_SERVICE_STATE'; serviceStateV2: ServiceStateV2 }
+  | { type: 'ADD_TAG'; tag: string }
+  | { type: 'REMOVE_TAG'; tag: string };
+
+/** Why a configured operation's steps are invalid for its kind (empty when valid). */
+export function vehicleOperationProblems(
+  kind: VehicleActionKind,
+  steps: readonly VehicleOperationStep[],
+): string[] {
+  const problems: string[] = [];
+  if (steps.length === 0 || steps.length > 20) problems.push('an operation has 1 to 20 steps');
+  if (kind === 'ACTIVITY' && steps.some((step) => step.type === 'COMMAND'))
+    problems.push(
+      'an activity only changes platform state; use a composite activity or an action for commands',
+    );
+  for (const step of steps) {
+    if (step.type === 'COMMAND' && !predefinedVehicleCommands.includes(step.command))
+      problems.push(`unknown command ${String(step.command)}`);
+    if (step.type === 'SET_SERVICE_STATE' && !serviceStatesV2.includes(step.serviceStateV2))
+      problems.push(`unknown service state ${String(step.serviceStateV2)}`);
+  }
+  return problems;
+}
+
+/**
+ * Why the caller may not run a configured operation on a vehicle of this category (catalogue code A100),
+ * undefined when it may: it must be listed in the category's `actions` and, when it names roles, the
+ * caller must hold one of them on the vehicle's branch.
+ */
+export function vehicleOperationRefusal(
+  operation: { id: number; roleNames: readonly string[] },
+  configuration: VehicleCategoryConfiguration,
+  callerRoles: readonly string[],
+): string | undefined {
+  if (!(configuration.actions ?? []).includes(operation.id))
+    return `operation ${operation.id} is not configured for this vehicle's category`;
+  if (operation.roleNames.length && !operation.roleNames.some((role) => callerRoles.includes(role)))
+    return `operation ${operation.id} is limited to the roles ${operation.roleNames.join(', ')}`;
   return undefined;
 }

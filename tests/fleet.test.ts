@@ -497,6 +497,9 @@ describe('telemetry, ordering and connectivity', () => {
       alarmOn: true,
       executedCommands: before + 1,
     });
+    // Every other vehicle of the tenant went silent too: bring them back for the following tests.
+    await backend.simulator.publishTelemetryNow();
+    await until(async () => (await em().count(Vehicle, { offline: true, code: { $ne: 'SPANDAU-1' } })) === 0);
     expect(await em().count(Event, { vehicleId: vehicle.id, type: 'VEHICLE_OFFLINE' })).toBe(1);
     expect(await em().count(Event, { vehicleId: vehicle.id, type: 'VEHICLE_ONLINE' })).toBe(2); // at start and on reconnect
   });
@@ -668,5 +671,103 @@ describe('bulk operations, map and clusters', () => {
       400,
       '0022',
     );
+  });
+});
+
+describe('actions, activities and composite activities', () => {
+  const run = (kind: string, id: number, vehicleId: number) =>
+    call('POST', stack.back(`/vehicles/execute-${kind}/${id}?vehicleId=${vehicleId}`), { token: operator });
+
+  test('configured sequences run per category and role; a role that may not run it is refused', async () => {
+    const operations = await call('GET', stack.back('/vehicles-management/actions'), { token: operator });
+    const byName = (name: string) =>
+      operations.body.find((op: { name: string }) => op.name === name).id as number;
+    const list = await vehicles();
+    const scooter = list[9]!;
+    const car = list[8]!;
+
+    const locked = await run('action', byName('Lock and mark parked'), scooter.id);
+    expect(locked.status).toBe(200);
+    expect(locked.body.tags).toContain('parked');
+
+    const composite = await run('composite-activity', byName('Collect for charging'), scooter.id);
+    expect(composite.body.serviceStateV2).toBe('COLLECT');
+    expect(backend.simulator.getVehicle(String(scooter.id))?.alarmOn).toBe(false);
+    const commands = await em().find(VehicleCommand, { vehicleId: scooter.id }, { orderBy: { id: 'asc' } });
+    expect(commands.map((row) => row.command)).toEqual(['LOCK', 'ALARM_ON', 'ALARM_OFF']);
+
+    const workshop = await run('activity', byName('Send to workshop'), car.id);
+    expect(workshop.body.serviceStateV2).toBe('SERVICE_WORKSHOP');
+    // The operator holds "Fleet operations", not "Administrator".
+    expectError(await run('action', byName('Reboot IoT module'), scooter.id), 403, 'A100');
+    // Not configured for cars.
+    expectError(await run('action', byName('Lock and mark parked'), car.id), 403, 'A100');
+    // An activity id used as an action.
+    expectError(await run('action', byName('Send to workshop'), car.id), 404, 'VH404');
+    const perCategory = await call('GET', stack.back('/vehicles/categories/actions'), { token: operator });
+    expect(
+      perCategory.body.find((c: { categoryId: number }) => c.categoryId === car.category.id).actions,
+    ).toHaveLength(1);
+    await call('PATCH', stack.back(`/vehicles/${car.id}`), {
+      token: operator,
+      body: { serviceStateV2: 'FUNCTIONAL' },
+    });
+    await call('PATCH', stack.back(`/vehicles/${scooter.id}`), {
+      token: operator,
+      body: { serviceStateV2: 'FUNCTIONAL' },
+    });
+  }, 30_000);
+});
+
+describe('legacy maintenance and shortcuts', () => {
+  test('approach, deploy, leave, close record their events; calculate-route orders by stored positions', async () => {
+    const vehicle = (await vehicles())[11]!;
+    for (const step of ['approach', 'leave', 'close'])
+      expect(
+        (
+          await call('POST', stack.back(`/vehicles/maintenance/${step}?id=${vehicle.id}`), {
+            token: operator,
+          })
+        ).status,
+      ).toBe(200);
+    await em().nativeUpdate(Vehicle, { id: vehicle.id }, { serviceStateV2: 'MAINTENANCE' });
+    const deployed = await call(
+      'POST',
+      stack.back(`/vehicles/maintenance/deploy?code=${encodeURIComponent(vehicle.code)}`),
+      {
+        token: operator,
+      },
+    );
+    expect(deployed.body.serviceStateV2).toBe('FUNCTIONAL');
+    const types = (
+      await em().find(Event, { vehicleId: vehicle.id, type: { $like: 'VEHICLE_MAINTENANCE%' } })
+    ).map((e) => e.type);
+    expect(types.sort()).toEqual([
+      'VEHICLE_MAINTENANCE',
+      'VEHICLE_MAINTENANCE_APPROACH',
+      'VEHICLE_MAINTENANCE_CLOSE',
+      'VEHICLE_MAINTENANCE_DEPLOY',
+    ]);
+    expectError(
+      await call('POST', stack.back(`/vehicles/maintenance/close?id=${vehicle.id}&code=x`), {
+        token: operator,
+      }),
+      400,
+      '0022',
+    );
+    const list = await vehicles();
+    const route = await call('POST', stack.back('/vehicles/maintenance/calculate-route'), {
+      token: operator,
+      body: { start: { lat: 52.5219, lng: 13.4132 }, vehicleIds: [list[9]!.id, list[0]!.id, list[2]!.id] },
+    });
+    const feature = JSON.parse(route.body);
+    expect(feature.geometry.type).toBe('LineString');
+    expect(feature.properties.vehicleIds[0]).toBe(list[0]!.id); // parked at Alexanderplatz, the start
+    const located = await call('POST', stack.back(`/vehicles/${list[3]!.id}/locate`), { token: operator });
+    expect(located.status).toBe(200);
+    const refreshed = await call('POST', stack.back(`/vehicles/${list[3]!.id}/updateState`), {
+      token: operator,
+    });
+    expect(refreshed.body.id).toBe(list[3]!.id);
   });
 });

@@ -1,7 +1,7 @@
 // Messages, ids and start options of the vehicle command workflow; the API and tests import these
 // without importing workflow code.
 import type { WorkflowIdReusePolicy } from '@temporalio/common';
-import type { VehicleCommandName } from '../devices/protocol.js';
+import type { VehicleOperationStep } from '../domain/vehicle.js';
 import { BranchIdKey, TenantIdKey, VehicleIdKey } from './search-attributes.js';
 
 export const VEHICLE_COMMAND_WORKFLOW_TYPE = 'vehicleCommandWorkflow';
@@ -14,14 +14,18 @@ export function vehicleCommandWorkflowId(tenant: string, vehicleId: number): str
   return `vehicle-command:${tenant}:${vehicleId}`;
 }
 
-/** One operator command; `commandId` is chosen by the API once and reused by every retry. */
+/**
+ * One operator command or configured operation (its steps, in order); `commandId` is chosen by the API
+ * once and every step's id derives from it, so retries reuse them.
+ */
 export interface VehicleCommandWorkflowInput {
   tenant: string;
   branchId: number;
   vehicleId: number;
-  command: VehicleCommandName;
   commandId: string;
-  params?: Record<string, unknown>;
+  /** What is run: e.g. `LOCATE` or `action:3`. */
+  label: string;
+  steps: VehicleOperationStep[];
   requestedBy: string;
 }
 
@@ -38,6 +42,6 @@ export function vehicleCommandWorkflowStartOptions(input: VehicleCommandWorkflow
       { key: BranchIdKey, value: String(input.branchId) },
       { key: VehicleIdKey, value: String(input.vehicleId) },
     ],
-    memo: { requestedBy: input.requestedBy, command: input.command, commandId: input.commandId },
+    memo: { requestedBy: input.requestedBy, label: input.label, commandId: input.commandId },
   };
 }

@@ -15,6 +15,7 @@ import { VehicleTelemetry } from './VehicleTelemetry.js';
 import { IotModule } from './IotModule.js';
 import { Task } from './Task.js';
 import { VehicleNote } from './VehicleNote.js';
+import { VehicleAction } from './VehicleAction.js';
 
 export {
   Tenant,
@@ -34,5 +35,6 @@ export {
   IotModule,
   Task,
   VehicleNote,
+  VehicleAction,
 };
 export { TenantScoped, TENANT_FILTER } from './TenantScoped.js';

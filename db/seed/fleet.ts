@@ -1,7 +1,7 @@
 // Demo and test data of the fleet domain, on top of the vehicles db/seed.ts creates.
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { IotModule, Vehicle, VehicleCategory } from '../entities/index.js';
+import { IotModule, Vehicle, VehicleAction, VehicleCategory } from '../entities/index.js';
 
 /**
  * Gives every vehicle a rotating identifier, adds a child category that inherits the scooters'
@@ -47,5 +47,45 @@ export async function seedFleet(tx: EntityManager, tenant: string): Promise<void
     charging.stateOfCharge = 40;
     charging.charging = true;
   }
+  const operations = [
+    tx.create(VehicleAction, {
+      tenant,
+      kind: 'ACTION',
+      name: 'Lock and mark parked',
+      steps: [
+        { type: 'COMMAND', command: 'LOCK' },
+        { type: 'ADD_TAG', tag: 'parked' },
+      ],
+    }),
+    tx.create(VehicleAction, {
+      tenant,
+      kind: 'ACTIVITY',
+      name: 'Send to workshop',
+      steps: [{ type: 'SET_SERVICE_STATE', serviceStateV2: 'SERVICE_WORKSHOP' }],
+      roleNames: ['Fleet operations', 'Administrator'],
+    }),
+    tx.create(VehicleAction, {
+      tenant,
+      kind: 'COMPOSITE_ACTIVITY',
+      name: 'Collect for charging',
+      description: 'Sound the alarm so the collector finds it, mark it COLLECT, silence it.',
+      steps: [
+        { type: 'COMMAND', command: 'ALARM_ON' },
+        { type: 'SET_SERVICE_STATE', serviceStateV2: 'COLLECT' },
+        { type: 'COMMAND', command: 'ALARM_OFF' },
+      ],
+    }),
+    tx.create(VehicleAction, {
+      tenant,
+      kind: 'ACTION',
+      name: 'Reboot IoT module',
+      steps: [{ type: 'COMMAND', command: 'REBOOT' }],
+      roleNames: ['Administrator'],
+    }),
+  ];
+  await tx.flush();
+  const cars = await tx.findOne(VehicleCategory, { tenant, name: 'Compact car' }, mine);
+  if (scooters) scooters.configuration = { ...scooters.configuration, actions: operations.map((o) => o.id) };
+  if (cars) cars.configuration = { ...cars.configuration, actions: [operations[1]!.id] };
   await tx.flush();
 }

@@ -3,6 +3,7 @@ import {
   Task,
   Vehicle,
   VehicleNote,
+  VehicleAction,
   VehicleCategory,
   VehicleCommand,
   VehicleTelemetry,
@@ -11,13 +12,23 @@ import { createFleetActivities } from '../../activities/fleet.js';
 import { vehicleCategoryRoutes } from '../../api/routes/back/vehicle-categories.js';
 import { vehicleRoutes } from '../../api/routes/back/vehicles.js';
 import { vehicleBulkRoutes } from '../../api/routes/back/vehicle-bulk.js';
+import { vehicleMaintenanceRoutes } from '../../api/routes/back/vehicle-maintenance.js';
 import { appVehicleRoutes } from '../../api/routes/front/vehicles.js';
 import { defineDomain } from './domain.js';
 
 /** Vehicles, their categories, IoT modules, telemetry and all vehicle I/O (commands and what devices report). */
 export const fleetDomain = defineDomain({
   name: 'fleet',
-  entities: [VehicleCategory, Vehicle, VehicleCommand, VehicleTelemetry, IotModule, Task, VehicleNote],
+  entities: [
+    VehicleCategory,
+    Vehicle,
+    VehicleCommand,
+    VehicleTelemetry,
+    IotModule,
+    Task,
+    VehicleNote,
+    VehicleAction,
+  ],
   permissions: {
     operational: [
       'VEHICLE_READ',
@@ -29,7 +40,13 @@ export const fleetDomain = defineDomain({
     ],
   },
   // Category paths (/vehicles/categories…) before /vehicles/{id}: express matches in mount order.
-  routes: [...vehicleCategoryRoutes, ...vehicleBulkRoutes, ...vehicleRoutes, ...appVehicleRoutes],
+  routes: [
+    ...vehicleCategoryRoutes,
+    ...vehicleBulkRoutes,
+    ...vehicleMaintenanceRoutes,
+    ...vehicleRoutes,
+    ...appVehicleRoutes,
+  ],
   activities: createFleetActivities,
   workflows: new URL('../../workflows/fleet.ts', import.meta.url),
   processes: [{ workflowIdPrefix: 'vehicle-command', notRunning: 'V504', noun: 'vehicle command' }],

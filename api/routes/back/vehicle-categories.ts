@@ -1,6 +1,6 @@
 // Vehicle categories: the category lists and categories-management (configuration with inheritance).
 import { Type, type Static } from '@sinclair/typebox';
-import { Vehicle, VehicleCategory } from '../../../db/entities/index.js';
+import { Vehicle, VehicleAction, VehicleCategory } from '../../../db/entities/index.js';
 import { resolvedCategories, wouldCreateCycle, type ResolvedCategory } from '../../../db/categories.js';
 import { DomainError } from '../../../domain/errors.js';
 import {
@@ -130,6 +130,58 @@ export const listCategoryCommands = defineRoute({
           ...predefinedVehicleCommands,
         ]) as (typeof predefinedVehicleCommands)[number][],
       })),
+    );
+  },
+});
+
+const CategoryActions = component(
+  'VehicleCategoryActions',
+  Type.Object(
+    {
+      categoryId: Id(),
+      name: Type.String(),
+      actions: Type.Array(
+        Type.Object(
+          { id: Id(), kind: Type.String(), name: Type.String(), roleNames: Type.Array(Type.String()) },
+          { additionalProperties: false },
+        ),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+export const listCategoryActions = defineRoute({
+  operationId: 'listVehicleCategoryActions',
+  method: 'get',
+  path: '/vehicles/categories/actions',
+  interface: 'back',
+  summary: 'The actions, activities and composite activities configured for each category',
+  tags,
+  access: ManageAccess,
+  responses: { 200: { description: 'Operations per category', schema: Type.Array(CategoryActions) } },
+  errors: ['AUTH002'],
+  async handler(ctx) {
+    await requirePermission(ctx, 'VEHICLE_READ');
+    const [categories, operations] = await Promise.all([
+      resolvedCategories(ctx.em),
+      ctx.em.find(VehicleAction, {}, { orderBy: { id: 'asc' } }),
+    ]);
+    return ok(
+      [...categories.values()]
+        .sort((a, b) => a.category.id - b.category.id)
+        .map(({ category, configuration }) => ({
+          categoryId: category.id,
+          name: category.name,
+          actions: operations
+            .filter((operation) => (configuration.actions ?? []).includes(operation.id))
+            .map((operation) => ({
+              id: operation.id,
+              kind: operation.kind,
+              name: operation.name,
+              roleNames: operation.roleNames,
+            })),
+        })),
     );
   },
 });
@@ -337,6 +389,7 @@ export const deleteCategory = defineRoute({
 export const vehicleCategoryRoutes = [
   listCategories,
   listCategoryCommands,
+  listCategoryActions,
   manageListCategories,
   createCategory,
   reloadCategories,

@@ -6,6 +6,7 @@ import {
   Branch,
   Event,
   IotModule,
+  VehicleAction,
   Vehicle,
   VehicleCategory,
   VehicleCommand,
@@ -28,8 +29,12 @@ import {
   serviceStateEventType,
   serviceStatesV2,
   unavailabilityReasons,
+  vehicleOperationRefusal,
   vehicleReadiness,
   vehicleRentalStates,
+  type PredefinedVehicleCommand,
+  type VehicleActionKind,
+  type VehicleOperationStep,
 } from '../../../domain/vehicle.js';
 import {
   VEHICLE_COMMAND_WORKFLOW_TYPE,
@@ -190,12 +195,12 @@ export async function vehicleDtos(em: EntityManager, vehicles: Vehicle[]): Promi
   );
 }
 
-async function vehicleDto(em: EntityManager, vehicle: Vehicle): Promise<VehicleDto> {
+export async function vehicleDto(em: EntityManager, vehicle: Vehicle): Promise<VehicleDto> {
   return (await vehicleDtos(em, [vehicle]))[0]!;
 }
 
 /** The vehicle of the path's `id`, loaded once per request (access check and handler share it). */
-const vehicleById = (ctx: RouteContext<{ id: number }>) =>
+export const vehicleById = (ctx: RouteContext<{ id: number }>) =>
   ctx.once('vehicle', async () => {
     const vehicle = await ctx.em.findOne(Vehicle, ctx.params.id);
     if (!vehicle) throw new DomainError('V404', `vehicle ${ctx.params.id} not found`);
@@ -602,6 +607,26 @@ const commandQuery = {
 };
 
 /**
+ * Whether a command may go to the vehicle: configured for its category (A100) and its integration client
+ * (IoT module) not retired (V410).
+ */
+export async function assertCommandable(
+  em: EntityManager,
+  vehicle: Vehicle,
+  command: PredefinedVehicleCommand,
+): Promise<void> {
+  const configuration = (await resolvedCategories(em)).get(vehicle.category.id)?.configuration ?? {};
+  if (commandRefusal(command, configuration))
+    throw new DomainError('A100', `${command} is not configured for this vehicle's category`);
+  const module = await em.findOne(IotModule, { vehicleId: vehicle.id });
+  if (module?.state === 'RETIRED')
+    throw new DomainError(
+      'V410',
+      `the vehicle's integration client (module ${module.externalId}) is retired`,
+    );
+}
+
+/**
  * Sends a command: checks the category's command list, the module (retired: 410) and connectivity
  * (SYNC to an offline vehicle answers 504 at once; ASYNC may queue it), then runs the vehicle command
  * workflow, whose id allows one running command per vehicle (409 otherwise).
@@ -614,19 +639,10 @@ async function executeCommand(
   >,
   vehicle: Vehicle,
 ): Promise<Static<typeof CommandResponse>> {
-  const { em, body, query, services, tenant } = ctx;
-  const categories = await resolvedCategories(em);
-  const configuration = categories.get(vehicle.category.id)?.configuration ?? {};
-  if (commandRefusal(body.command, configuration))
-    throw new DomainError('A100', `${body.command} is not configured for this vehicle's category`);
+  const { em, body, query, tenant } = ctx;
   if ((body.command === 'CUSTOM_COMMAND') !== (body.customCommandName !== undefined))
     throw new DomainError('0022', 'customCommandName is given with CUSTOM_COMMAND and only then');
-  const module = await em.findOne(IotModule, { vehicleId: vehicle.id });
-  if (module?.state === 'RETIRED')
-    throw new DomainError(
-      'V410',
-      `the vehicle's integration client (module ${module.externalId}) is retired`,
-    );
+  await assertCommandable(em, vehicle, body.command);
   const params: Record<string, unknown> | undefined =
     body.command === 'CUSTOM_COMMAND'
       ? { name: body.customCommandName, parameters: body.namedParameters ?? {} }
@@ -660,31 +676,80 @@ async function executeCommand(
     });
     return shape('QUEUED', null);
   }
-  const options = vehicleCommandWorkflowStartOptions(
+  if (query.process === 'ASYNC') {
+    await startOperation(ctx, vehicle, commandId, body.command, [
+      { type: 'COMMAND', command: body.command, params },
+    ]);
+    return shape('SENT', null);
+  }
+  const result = await runOperation(ctx, vehicle, commandId, body.command, [
+    { type: 'COMMAND', command: body.command, params },
+  ]);
+  return shape('OK', result.data);
+}
+
+/** The workflow start options of an operation on a vehicle. */
+function operationOptions(
+  ctx: RouteContext,
+  vehicle: Vehicle,
+  commandId: string,
+  label: string,
+  steps: VehicleOperationStep[],
+) {
+  return vehicleCommandWorkflowStartOptions(
     {
-      tenant,
+      tenant: ctx.tenant,
       branchId: vehicle.branch.id,
       vehicleId: vehicle.id,
-      command: body.command,
       commandId,
-      params,
+      label,
+      steps,
       requestedBy: ctx.actor,
     },
-    services.taskQueue,
+    ctx.services.taskQueue,
   );
+}
+
+/** A start refused because the vehicle's workflow id is taken means a command is in progress (V409). */
+function inProgress(error: unknown): unknown {
+  return error instanceof WorkflowExecutionAlreadyStartedError
+    ? new DomainError('V409', 'a command to this vehicle is in progress')
+    : error;
+}
+
+/** Starts an operation and returns once Temporal holds it (ASYNC: it will be sent). */
+export async function startOperation(
+  ctx: RouteContext,
+  vehicle: Vehicle,
+  commandId: string,
+  label: string,
+  steps: VehicleOperationStep[],
+): Promise<void> {
   try {
-    if (query.process === 'ASYNC') {
-      await services.temporal.workflow.start(VEHICLE_COMMAND_WORKFLOW_TYPE, options);
-      return shape('SENT', null);
-    }
-    const result = await services.temporal.workflow.execute<
-      (input: unknown) => Promise<ExecutedVehicleCommand>
-    >(VEHICLE_COMMAND_WORKFLOW_TYPE, options);
-    return shape('OK', result.data);
+    await ctx.services.temporal.workflow.start(
+      VEHICLE_COMMAND_WORKFLOW_TYPE,
+      operationOptions(ctx, vehicle, commandId, label, steps),
+    );
   } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError)
-      throw new DomainError('V409', 'a command to this vehicle is in progress');
-    throw error;
+    throw inProgress(error);
+  }
+}
+
+/** Runs an operation and waits for its outcome (SYNC). */
+export async function runOperation(
+  ctx: RouteContext,
+  vehicle: Vehicle,
+  commandId: string,
+  label: string,
+  steps: VehicleOperationStep[],
+): Promise<ExecutedVehicleCommand> {
+  try {
+    return await ctx.services.temporal.workflow.execute<(input: unknown) => Promise<ExecutedVehicleCommand>>(
+      VEHICLE_COMMAND_WORKFLOW_TYPE,
+      operationOptions(ctx, vehicle, commandId, label, steps),
+    );
+  } catch (error) {
+    throw inProgress(error);
   }
 }
 
@@ -737,6 +802,143 @@ export const legacyVehicleCommand = defineRoute({
   deprecated: { replacement: 'POST /vehicles/execute-command' },
   async handler(ctx) {
     return ok(await executeCommand(ctx, await vehicleById(ctx)));
+  },
+});
+
+const ActionSchema = component(
+  'VehicleAction',
+  Type.Object(
+    {
+      id: Id(),
+      kind: StringEnum(['ACTION', 'ACTIVITY', 'COMPOSITE_ACTIVITY'] as const),
+      name: Type.String(),
+      description: Nullable(Type.String()),
+      steps: Type.Array(Type.Record(Type.String(), Type.Unknown())),
+      roleNames: Type.Array(Type.String(), {
+        description: 'Roles that may run it; empty: every holder of VEHICLE_COMMAND.',
+      }),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+const toActionDto = (action: VehicleAction): Static<typeof ActionSchema> => ({
+  id: action.id,
+  kind: action.kind,
+  name: action.name,
+  description: action.description ?? null,
+  steps: action.steps.map((step) => ({ ...step })),
+  roleNames: action.roleNames,
+});
+
+export const listVehicleActions = defineRoute({
+  operationId: 'listVehicleActions',
+  method: 'get',
+  path: '/vehicles-management/actions',
+  interface: 'back',
+  summary: 'The configured vehicle operations (actions, activities, composite activities)',
+  tags: ['Vehicle Action Management'],
+  access: {
+    anyCaller:
+      'operation definitions are tenant configuration; the handler requires VEHICLE_READ on some branch',
+  },
+  responses: { 200: { description: 'Operations', schema: Type.Array(ActionSchema) } },
+  errors: ['AUTH002'],
+  async handler(ctx) {
+    if (!(await ctx.holds({ permission: 'VEHICLE_READ' })))
+      throw new DomainError('AUTH002', 'VEHICLE_READ is needed on at least one branch');
+    return ok((await ctx.em.find(VehicleAction, {}, { orderBy: { id: 'asc' } })).map(toActionDto));
+  },
+});
+
+/**
+ * Runs a configured operation of `kind` on the vehicle of the query: it must be configured for the
+ * vehicle's category and allowed to one of the caller's roles on the vehicle's branch (A100 otherwise).
+ */
+async function executeOperation(
+  ctx: RouteContext<{ actionId: number }, { vehicleId?: number; vehicleCode?: string }>,
+  kind: VehicleActionKind,
+): Promise<VehicleDto> {
+  const vehicle = await vehicleByQuery(ctx);
+  const operation = await ctx.em.findOne(VehicleAction, { id: ctx.params.actionId, kind });
+  if (!operation) throw new DomainError('VH404', `no ${kind.toLowerCase()} ${ctx.params.actionId}`);
+  const configuration = (await resolvedCategories(ctx.em)).get(vehicle.category.id)?.configuration ?? {};
+  const roles: string[] = [];
+  for (const roleName of operation.roleNames)
+    if (await ctx.holds({ roleName, branchId: vehicle.branch.id })) roles.push(roleName);
+  const refusal = vehicleOperationRefusal(operation, configuration, roles);
+  if (refusal) throw new DomainError('A100', refusal);
+  if (operation.steps.some((step) => step.type === 'COMMAND')) {
+    const module = await ctx.em.findOne(IotModule, { vehicleId: vehicle.id });
+    if (module?.state === 'RETIRED') throw new DomainError('V410');
+    if (vehicle.offline) throw new DomainError('V504', 'the vehicle is offline; it cannot answer now');
+  }
+  await runOperation(
+    ctx,
+    vehicle,
+    `op:${ctx.tenant}:${vehicle.id}:${randomUUID()}`,
+    `${kind}:${operation.name}`,
+    operation.steps,
+  );
+  return vehicleDto(ctx.em.fork(), (await ctx.em.fork().findOne(Vehicle, vehicle.id))!);
+}
+
+const operationQuery = Type.Object({
+  vehicleId: Type.Optional(Id()),
+  vehicleCode: Type.Optional(Str(64, { minLength: 1 })),
+});
+const operationErrors = ['V404', 'VH404', 'A100', 'V409', 'V410', 'V502', 'V504', '0022'] as const;
+const operationBranch = async (ctx: RouteContext<unknown, { vehicleId?: number; vehicleCode?: string }>) =>
+  (await vehicleByQuery(ctx)).branch.id;
+
+export const executeVehicleAction = defineRoute({
+  operationId: 'executeVehicleAction',
+  method: 'post',
+  path: '/vehicles/execute-action/{actionId}',
+  interface: 'back',
+  summary: 'Run a configured action on a vehicle (give exactly one of vehicleId and vehicleCode)',
+  tags: ['Vehicle Actions'],
+  params: Type.Object({ actionId: Id() }),
+  query: operationQuery,
+  access: { permission: 'VEHICLE_COMMAND', branchOf: 'the vehicle', branch: (ctx) => operationBranch(ctx) },
+  responses: { 200: { description: 'The vehicle afterwards', schema: VehicleSchema } },
+  errors: operationErrors,
+  async handler(ctx) {
+    return ok(await executeOperation(ctx, 'ACTION'));
+  },
+});
+
+export const executeVehicleActivity = defineRoute({
+  operationId: 'executeVehicleActivity',
+  method: 'post',
+  path: '/vehicles/execute-activity/{actionId}',
+  interface: 'back',
+  summary: 'Run a configured activity (platform-side state change) on a vehicle',
+  tags: ['Vehicle Actions'],
+  params: Type.Object({ actionId: Id({ description: 'The activity id.' }) }),
+  query: operationQuery,
+  access: { permission: 'VEHICLE_COMMAND', branchOf: 'the vehicle', branch: (ctx) => operationBranch(ctx) },
+  responses: { 200: { description: 'The vehicle afterwards', schema: VehicleSchema } },
+  errors: operationErrors,
+  async handler(ctx) {
+    return ok(await executeOperation(ctx, 'ACTIVITY'));
+  },
+});
+
+export const executeVehicleCompositeActivity = defineRoute({
+  operationId: 'executeVehicleCompositeActivity',
+  method: 'post',
+  path: '/vehicles/execute-composite-activity/{actionId}',
+  interface: 'back',
+  summary: 'Run a configured sequence of activities and commands on a vehicle',
+  tags: ['Vehicle Actions'],
+  params: Type.Object({ actionId: Id({ description: 'The composite activity id.' }) }),
+  query: operationQuery,
+  access: { permission: 'VEHICLE_COMMAND', branchOf: 'the vehicle', branch: (ctx) => operationBranch(ctx) },
+  responses: { 200: { description: 'The vehicle afterwards', schema: VehicleSchema } },
+  errors: operationErrors,
+  async handler(ctx) {
+    return ok(await executeOperation(ctx, 'COMPOSITE_ACTIVITY'));
   },
 });
 
@@ -1270,6 +1472,10 @@ export const vehicleRoutes = [
   createVehicle,
   updateVehicleByCode,
   executeVehicleCommand,
+  listVehicleActions,
+  executeVehicleAction,
+  executeVehicleActivity,
+  executeVehicleCompositeActivity,
   listIotModules,
   createIotModule,
   updateIotModuleState,

@@ -1,8 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261122104148_fleet extends Migration {
+export class Migration20261122104722_fleet extends Migration {
 
-  override name = 'Migration20261122104148_fleet';
+  override name = 'Migration20261122104722_fleet';
 
   override up(): void | Promise<void> {
     this.addSql(`create table "task" ("id" serial primary key, "tenant_id" varchar(32) not null, "title" varchar(200) not null, "description" varchar(4000) null, "priority" text not null default 'NORMAL', "task_state" text not null default 'NEW', "branch_id" int not null, "assigned_to" varchar(200) null, "tags" jsonb not null, "vehicle_id" int null, "created_by" varchar(200) null, "created_at" timestamptz not null, "updated_at" timestamptz not null);`);
@@ -14,6 +14,9 @@ export class Migration20261122104148_fleet extends Migration {
     this.addSql(`alter table "iot_module" add constraint "iot_module_tenant_id_iccid_unique" unique ("tenant_id", "iccid");`);
     this.addSql(`alter table "iot_module" add constraint "iot_module_tenant_id_name_unique" unique ("tenant_id", "name");`);
     this.addSql(`alter table "iot_module" add constraint "iot_module_tenant_id_external_id_unique" unique ("tenant_id", "external_id");`);
+
+    this.addSql(`create table "vehicle_action" ("id" serial primary key, "tenant_id" varchar(32) not null, "kind" text not null, "name" varchar(200) not null, "description" varchar(1000) null, "steps" jsonb not null, "role_names" jsonb not null);`);
+    this.addSql(`alter table "vehicle_action" add constraint "vehicle_action_tenant_id_name_unique" unique ("tenant_id", "name");`);
 
     this.addSql(`create table "vehicle_note" ("id" serial primary key, "tenant_id" varchar(32) not null, "vehicle_id" int not null, "text" varchar(4000) not null, "created_by" varchar(200) null, "created_at" timestamptz not null);`);
     this.addSql(`create index "vehicle_note_tenant_id_vehicle_id_index" on "vehicle_note" ("tenant_id", "vehicle_id");`);
@@ -37,6 +40,9 @@ export class Migration20261122104148_fleet extends Migration {
     this.addSql(`alter table "iot_module" add constraint "iot_module_tenant_id_foreign" foreign key ("tenant_id") references "tenant" ("id");`);
     this.addSql(`alter table "iot_module" add constraint "iot_module_state_check" check ("state" in ('NEW', 'NOT_READY', 'ASSIGNED', 'UNASSIGNED', 'RETIRED'));`);
 
+    this.addSql(`alter table "vehicle_action" add constraint "vehicle_action_tenant_id_foreign" foreign key ("tenant_id") references "tenant" ("id");`);
+    this.addSql(`alter table "vehicle_action" add constraint "vehicle_action_kind_check" check ("kind" in ('ACTION', 'ACTIVITY', 'COMPOSITE_ACTIVITY'));`);
+
     this.addSql(`alter table "vehicle_note" add constraint "vehicle_note_tenant_id_foreign" foreign key ("tenant_id") references "tenant" ("id");`);
 
     this.addSql(`alter table "vehicle_telemetry" add constraint "vehicle_telemetry_tenant_id_foreign" foreign key ("tenant_id") references "tenant" ("id");`);
@@ -45,6 +51,7 @@ export class Migration20261122104148_fleet extends Migration {
   override down(): void | Promise<void> {
     this.addSql(`drop table if exists "task" cascade;`);
     this.addSql(`drop table if exists "iot_module" cascade;`);
+    this.addSql(`drop table if exists "vehicle_action" cascade;`);
     this.addSql(`drop table if exists "vehicle_note" cascade;`);
     this.addSql(`drop table if exists "vehicle_telemetry" cascade;`);
 
