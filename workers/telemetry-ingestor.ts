@@ -152,46 +152,55 @@ export class TelemetryIngestor {
   }
 }
 
+/** A PostgreSQL array literal (`{1,NULL,"a\"b"}`), so a whole column travels as one bound parameter. */
+function pgArray(values: readonly (string | number | boolean | null)[]): string {
+  const element = (value: string | number | boolean | null) => {
+    if (value === null) return 'NULL';
+    if (typeof value !== 'string') return String(value);
+    return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+  };
+  return `{${values.map(element).join(',')}}`;
+}
+
 /**
- * Appends telemetry messages to the history with one statement (`jsonb_to_recordset` over the batch);
- * rows for ids that are not vehicles of the tenant are dropped. Returns the rows stored.
+ * Appends telemetry messages to the history with one `insert … select from unnest` statement (one array
+ * per column); rows for ids that are not vehicles of the tenant are dropped. Returns the rows stored.
  */
 async function insertHistory(em: EntityManager, tenant: string, rows: HistoryRow[]): Promise<number> {
-  const records = rows.map(({ vehicleId, telemetry, receivedAt }) => ({
-    vehicle_id: vehicleId,
-    reported_at: telemetry.at,
-    received_at: receivedAt.toISOString(),
-    latitude: telemetry.position.lat,
-    longitude: telemetry.position.lng,
-    speed_kmh: telemetry.speedKmh ?? null,
-    max_speed_kmh: telemetry.maxSpeedKmh ?? null,
-    hdop: telemetry.hdop ?? null,
-    state_of_charge: telemetry.stateOfCharge ?? null,
-    batteries: telemetry.batteries ?? null,
-    battery_max_capacity_wh: telemetry.batteryMaxCapacityWh ?? null,
-    power_state: telemetry.powerState,
-    locked: telemetry.locked,
-    charging: telemetry.charging ?? null,
-    odometer_km: telemetry.odometerKm ?? null,
-    iot_module_level: telemetry.iotModuleVoltage ?? null,
-  }));
-  const result = await em.execute<{ count: string }[]>(
-    `with batch as (
-       select * from jsonb_to_recordset(?::jsonb) as t(vehicle_id int, reported_at timestamptz,
-         received_at timestamptz, latitude float8, longitude float8, speed_kmh float8, max_speed_kmh float8,
-         hdop float8, state_of_charge float8, batteries jsonb, battery_max_capacity_wh float8, power_state text,
-         locked bool, charging bool, odometer_km float8, iot_module_level float8)),
-     inserted as (
-       insert into vehicle_telemetry (tenant_id, vehicle_id, reported_at, received_at, latitude, longitude,
+  const column = (pick: (row: HistoryRow) => string | number | boolean | null) => pgArray(rows.map(pick));
+  const result = (await em.execute(
+    `insert into vehicle_telemetry (tenant_id, vehicle_id, reported_at, received_at, latitude, longitude,
          speed_kmh, max_speed_kmh, hdop, state_of_charge, batteries, battery_max_capacity_wh, power_state,
          locked, charging, odometer_km, iot_module_level)
-       select ?, b.* from batch b
-       where b.vehicle_id in (select v.id from vehicle v where v.tenant_id = ?)
-       returning 1)
-     select count(*) as count from inserted`,
-    [JSON.stringify(records), tenant, tenant],
-  );
-  return Number(result[0]?.count ?? 0);
+       select ?, t.* from unnest(?::int[], ?::timestamptz[], ?::timestamptz[], ?::float8[], ?::float8[],
+         ?::float8[], ?::float8[], ?::float8[], ?::float8[], ?::jsonb[], ?::float8[], ?::text[], ?::bool[],
+         ?::bool[], ?::float8[], ?::float8[]) as t(vehicle_id, reported_at, received_at, latitude, longitude,
+         speed_kmh, max_speed_kmh, hdop, state_of_charge, batteries, battery_max_capacity_wh, power_state,
+         locked, charging, odometer_km, iot_module_level)
+       where t.vehicle_id in (select v.id from vehicle v where v.tenant_id = ?)`,
+    [
+      tenant,
+      column((row) => row.vehicleId),
+      column((row) => row.telemetry.at),
+      column((row) => row.receivedAt.toISOString()),
+      column((row) => row.telemetry.position.lat),
+      column((row) => row.telemetry.position.lng),
+      column((row) => row.telemetry.speedKmh ?? null),
+      column((row) => row.telemetry.maxSpeedKmh ?? null),
+      column((row) => row.telemetry.hdop ?? null),
+      column((row) => row.telemetry.stateOfCharge ?? null),
+      column((row) => (row.telemetry.batteries ? JSON.stringify(row.telemetry.batteries) : null)),
+      column((row) => row.telemetry.batteryMaxCapacityWh ?? null),
+      column((row) => row.telemetry.powerState),
+      column((row) => row.telemetry.locked),
+      column((row) => row.telemetry.charging ?? null),
+      column((row) => row.telemetry.odometerKm ?? null),
+      column((row) => row.telemetry.iotModuleVoltage ?? null),
+      tenant,
+    ],
+    'run',
+  )) as unknown as { affectedRows: number };
+  return result.affectedRows;
 }
 
 /** Applies the newest report of each vehicle; returns the vehicles that came back online. */
