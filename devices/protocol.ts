@@ -63,9 +63,13 @@ export const connectivityReasons = ['CONNECTED', 'LAST_WILL', 'SHUTDOWN'] as con
 export type ConnectivityReason = (typeof connectivityReasons)[number];
 
 /** Simulator behaviour modes, for tests and demos that need misbehaving vehicles. */
-export const simulatorModes = ['NORMAL', 'REFUSE', 'SILENT'] as const;
+export const simulatorModes = ['NORMAL', 'REFUSE', 'SILENT', 'SLOW', 'OFFLINE'] as const;
 
-/** NORMAL executes; REFUSE answers REFUSED to everything; SILENT drops commands without answering. */
+/**
+ * NORMAL executes; REFUSE answers REFUSED to everything; SILENT drops commands without answering; SLOW
+ * executes but answers late; OFFLINE goes offline (state channel), drops commands and sends no telemetry
+ * until another mode brings it back online.
+ */
 export type SimulatorMode = (typeof simulatorModes)[number];
 
 /** Longest commandId accepted, so a hostile payload cannot grow idempotency caches without bound. */

@@ -131,7 +131,7 @@ export class SimulatedVehicle {
     if (!message) return { kind: 'dropped', reason: 'MALFORMED' };
     if (isCommandExpired(message, now))
       return { kind: 'dropped', reason: 'EXPIRED', commandId: message.commandId };
-    if (this.behaviour === 'SILENT')
+    if (this.behaviour === 'SILENT' || this.behaviour === 'OFFLINE')
       return { kind: 'dropped', reason: 'SILENT', commandId: message.commandId };
     const cached = this.replies.get(message.commandId);
     if (cached) return { kind: 'reply', reply: cached, replayed: true };

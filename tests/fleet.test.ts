@@ -417,6 +417,42 @@ describe('execute-command through the broker and the simulator', () => {
   });
 });
 
+describe('simulator modes through the broker', () => {
+  test('a slow answer outlives the first attempt; the retry reuses the command id, so the vehicle acts once', async () => {
+    const vehicle = (await vehicles())[1]!;
+    const before = backend.simulator.getVehicle(String(vehicle.id))!.executedCommands;
+    backend.simulator.setBehaviour(String(vehicle.id), 'SLOW');
+    try {
+      // 3 s answer, 1.5 s timeout: the second attempt (same command id) receives the first one's reply.
+      expect((await command(vehicle.id, { command: 'ALARM_ON' })).body).toMatchObject({ status: 'OK' });
+    } finally {
+      backend.simulator.setBehaviour(String(vehicle.id), 'NORMAL');
+    }
+    expect(backend.simulator.getVehicle(String(vehicle.id))!.executedCommands).toBe(before + 1);
+    const rows = await em().find(VehicleCommand, { vehicleId: vehicle.id, command: 'ALARM_ON' });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.status).toBe('OK');
+  }, 20_000);
+
+  test('a vehicle that goes offline and comes back is OFFLINE then ONLINE', async () => {
+    const vehicle = (await vehicles())[4]!;
+    backend.simulator.setBehaviour(String(vehicle.id), 'OFFLINE');
+    await until(async () => (await em().findOneOrFail(Vehicle, vehicle.id)).offline);
+    const offline = await call('GET', stack.back(`/vehicles/${vehicle.id}`), { token: operator });
+    expect(offline.body).toMatchObject({ available: false, unavailabilityReasons: ['OFFLINE'] });
+    backend.simulator.setBehaviour(String(vehicle.id), 'NORMAL');
+    await until(async () => !(await em().findOneOrFail(Vehicle, vehicle.id)).offline);
+    const types = (
+      await em().find(
+        Event,
+        { vehicleId: vehicle.id, type: { $in: ['VEHICLE_OFFLINE', 'VEHICLE_ONLINE'] } },
+        { orderBy: { id: 'asc' } },
+      )
+    ).map((e) => e.type);
+    expect(types).toEqual(['VEHICLE_ONLINE', 'VEHICLE_OFFLINE', 'VEHICLE_ONLINE']);
+  });
+});
+
 describe('telemetry, ordering and connectivity', () => {
   test('every message lands in the history; an older report never overwrites the row', async () => {
     const vehicle = (await vehicles())[20]!;
