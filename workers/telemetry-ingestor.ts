@@ -114,8 +114,13 @@ export class TelemetryIngestor {
       if (!report.telemetry || Date.parse(telemetry.at) >= Date.parse(report.telemetry.at))
         report.telemetry = telemetry;
     } else {
-      const connectivity = parseVehicleConnectivity(payload);
-      if (!connectivity) return;
+      const parsedConnectivity = parseVehicleConnectivity(payload);
+      if (!parsedConnectivity) return;
+      // A last will carries its connect time; the link died when the broker published it, i.e. now.
+      const connectivity =
+        parsedConnectivity.reason === 'LAST_WILL'
+          ? { ...parsedConnectivity, at: new Date().toISOString() }
+          : parsedConnectivity;
       if (!report.connectivity || Date.parse(connectivity.at) >= Date.parse(report.connectivity.at))
         report.connectivity = connectivity;
     }
