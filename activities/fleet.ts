@@ -162,6 +162,47 @@ function commandFailure(command: string, status: string, failureReason: VehicleC
 
 /** Vehicle I/O: the fleet's activities, called by the rental workflow and every later domain that commands vehicles. */
 export function createFleetActivities({ orm, vehicleCommands, vehicleCommandTimeoutMs }: FleetActivityDeps) {
+  /**
+   * Sends one attempt of a command and records its outcome: a timeout is a retryable V504, a refusal or
+   * error a final V502 carrying the device's failureReason; resolves with an OK reply.
+   */
+  async function deliver(
+    input: Pick<SendVehicleCommandInput, 'tenant' | 'vehicleId' | 'command' | 'rentalId' | 'requestedBy'>,
+    commandId: string,
+    timeoutMs: number,
+    params: Record<string, unknown> | undefined,
+  ) {
+    let reply;
+    try {
+      reply = await vehicleCommands.send({
+        tenant: input.tenant,
+        vehicleId: String(input.vehicleId),
+        command: input.command,
+        commandId,
+        params,
+        timeoutMs,
+      });
+    } catch (error) {
+      if (!(error instanceof VehicleCommandTimeoutError)) throw error;
+      await recordCommandOutcome(orm, input, commandId, 'TIMEOUT', undefined, undefined);
+      throw ApplicationFailure.create({
+        type: 'V504',
+        message: `vehicle did not answer ${input.command} within ${timeoutMs} ms`,
+      });
+    }
+    await recordCommandOutcome(
+      orm,
+      input,
+      commandId,
+      reply.status,
+      reply.failureReason,
+      reply.data,
+      reply.at,
+    );
+    if (reply.status !== 'OK') throw commandFailure(input.command, reply.status, reply.failureReason);
+    return reply;
+  }
+
   return {
     /**
      * Sends one command to a vehicle and waits for its answer. The command id is the activity's
@@ -195,33 +236,7 @@ export function createFleetActivities({ orm, vehicleCommands, vehicleCommandTime
           report: reportFromReply(previous.data, (previous.answeredAt ?? new Date()).toISOString()),
         };
 
-      let reply;
-      try {
-        reply = await vehicleCommands.send({
-          tenant: input.tenant,
-          vehicleId: String(input.vehicleId),
-          command: input.command,
-          commandId,
-          timeoutMs,
-        });
-      } catch (error) {
-        if (!(error instanceof VehicleCommandTimeoutError)) throw error;
-        await recordCommandOutcome(orm, input, commandId, 'TIMEOUT', undefined, undefined);
-        throw ApplicationFailure.create({
-          type: 'V504',
-          message: `vehicle did not answer ${input.command} within ${timeoutMs} ms`,
-        });
-      }
-      await recordCommandOutcome(
-        orm,
-        input,
-        commandId,
-        reply.status,
-        reply.failureReason,
-        reply.data,
-        reply.at,
-      );
-      if (reply.status !== 'OK') throw commandFailure(input.command, reply.status, reply.failureReason);
+      const reply = await deliver(input, commandId, timeoutMs, undefined);
       return { status: 'OK', report: reportFromReply(reply.data, reply.at) };
     },
 
@@ -287,34 +302,7 @@ export function createFleetActivities({ orm, vehicleCommands, vehicleCommandTime
           .ignore()
           .execute('run');
       }
-      let reply;
-      try {
-        reply = await vehicleCommands.send({
-          tenant: input.tenant,
-          vehicleId: String(input.vehicleId),
-          command: input.command,
-          commandId: input.commandId,
-          params: input.params,
-          timeoutMs: vehicleCommandTimeoutMs,
-        });
-      } catch (error) {
-        if (!(error instanceof VehicleCommandTimeoutError)) throw error;
-        await recordCommandOutcome(orm, input, input.commandId, 'TIMEOUT', undefined, undefined);
-        throw ApplicationFailure.create({
-          type: 'V504',
-          message: `vehicle did not answer ${input.command} within ${vehicleCommandTimeoutMs} ms`,
-        });
-      }
-      await recordCommandOutcome(
-        orm,
-        input,
-        input.commandId,
-        reply.status,
-        reply.failureReason,
-        reply.data,
-        reply.at,
-      );
-      if (reply.status !== 'OK') throw commandFailure(input.command, reply.status, reply.failureReason);
+      const reply = await deliver(input, input.commandId, vehicleCommandTimeoutMs, input.params);
       return { commandId: input.commandId, status: 'OK', data: reply.data ?? null };
     },
   };

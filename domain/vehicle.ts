@@ -1,4 +1,5 @@
 // Pure vehicle rules shared by the API, activities and workflows (no I/O, no Node built-ins).
+import { vehicleCommandNames } from '../devices/protocol.js';
 
 export const vehicleRentalStates = ['AVAILABLE', 'RESERVATION', 'DRIVING', 'PARKING', 'DELIVERED'] as const;
 export type VehicleRentalState = (typeof vehicleRentalStates)[number];
@@ -269,25 +270,8 @@ export function isSilentTooLong(
   return !lastSeenAt || now.getTime() - lastSeenAt.getTime() > offlineAfterMs;
 }
 
-/** Predefined device commands (the VEHICLE_COMMAND_ family without UNKNOWN). */
-export const predefinedVehicleCommands = [
-  'START',
-  'STOP',
-  'LOCK',
-  'UNLOCK',
-  'LOCATE',
-  'OPEN_SADDLE',
-  'OPEN_TAILBOX',
-  'LOCK_TAILBOX',
-  'UNLOCK_TAILBOX',
-  'ALARM_ON',
-  'ALARM_OFF',
-  'SET_MAX_SPEED',
-  'CUSTOM_COMMAND',
-  'UNLOCK_BIKE_LOCK',
-  'UNLOCK_STATION_PORT',
-  'REBOOT',
-] as const;
+/** Predefined device commands (the VEHICLE_COMMAND_ family without UNKNOWN): the protocol's command names. */
+export const predefinedVehicleCommands = vehicleCommandNames;
 export type PredefinedVehicleCommand = (typeof predefinedVehicleCommands)[number];
 
 /** How execute-command waits: SYNC for the vehicle's answer, ASYNC only until the command is sent. */

@@ -16,7 +16,7 @@ import {
 import { recordEvent } from '../../../db/events.js';
 import { defineRoute, ok, type RouteContext } from '../../kernel/route.js';
 import { component, DateTime, Id, Int, Nullable, Position, Str, StringEnum } from '../../kernel/schemas.js';
-import { readinessOf, ServiceStateV2 } from './vehicles.js';
+import { readinessOf, ServiceStateV2, vehicleById } from './vehicles.js';
 
 const tags = ['Vehicles'];
 
@@ -680,13 +680,6 @@ export const vehicleClusters = defineRoute({
   },
 });
 
-const vehicleOf = (ctx: RouteContext<{ id: number }>) =>
-  ctx.once('vehicle', async () => {
-    const vehicle = await ctx.em.findOne(Vehicle, ctx.params.id);
-    if (!vehicle) throw new DomainError('V404', `vehicle ${ctx.params.id} not found`);
-    return vehicle;
-  });
-
 export const vehicleTasks = defineRoute({
   operationId: 'vehicleTasks',
   method: 'get',
@@ -700,12 +693,12 @@ export const vehicleTasks = defineRoute({
   access: {
     permission: 'VEHICLE_READ',
     branchOf: 'the vehicle',
-    branch: async (ctx) => (await vehicleOf(ctx)).branch.id,
+    branch: async (ctx) => (await vehicleById(ctx)).branch.id,
   },
   responses: { 200: { description: 'One page of tasks', schema: Type.Array(TaskSchema) } },
   errors: ['V404'],
   async handler(ctx) {
-    const vehicle = await vehicleOf(ctx);
+    const vehicle = await vehicleById(ctx);
     const where: Record<string, unknown> = { vehicleId: vehicle.id };
     if (ctx.query.taskState) where.taskState = ctx.query.taskState;
     const [rows, total] = await ctx.em.findAndCount(Task, where, {
