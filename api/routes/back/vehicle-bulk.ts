@@ -52,7 +52,7 @@ const BulkResult = component(
 
 type BulkResultDto = Static<typeof BulkResult>;
 
-const VehicleIds = Type.Array(Id(), { minItems: 1, maxItems: 500, uniqueItems: true });
+const VehicleIds = Type.Array(Id(), { minItems: 1, maxItems: 200, uniqueItems: true });
 
 /**
  * Runs `work` for each vehicle in its own transaction after checking `permission` on its branch; a
@@ -105,7 +105,7 @@ const BulkCreate = component(
           },
           { additionalProperties: false },
         ),
-        { minItems: 1, maxItems: 500 },
+        { minItems: 1, maxItems: 100 },
       ),
     },
     { additionalProperties: false },
@@ -236,7 +236,7 @@ export const bulkUpdateVehicles = defineRoute({
           serviceStateV2: Type.Optional(Type.Array(ServiceStateV2, { maxItems: 30 })),
           rentalState: Type.Optional(Type.Array(StringEnum(vehicleRentalStates), { maxItems: 5 })),
           categoryId: Type.Optional(Id()),
-          tag: Type.Optional(Str(64)),
+          tag: Type.Optional(Str(64, { minLength: 1 })),
         },
         { additionalProperties: false },
       ),

@@ -193,7 +193,7 @@ export const manageListCategories = defineRoute({
   interface: 'back',
   summary: 'Paged, searchable category list',
   tags,
-  query: Type.Object({ search: Type.Optional(Str(100, { description: 'Part of the name.' })) }),
+  query: Type.Object({ search: Type.Optional(Str(100, { minLength: 1, description: 'Part of the name.' })) }),
   paged: { defaultSize: 20 },
   access: ManageAccess,
   responses: { 200: { description: 'One page of categories', schema: Type.Array(CategorySchema) } },

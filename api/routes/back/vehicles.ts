@@ -222,6 +222,25 @@ const vehicleByQuery = (ctx: RouteContext<unknown, { vehicleId?: number; vehicle
   });
 
 const IdParams = Type.Object({ id: Id() });
+
+/** A calendar date PostgreSQL stores (years 1900 to 2199). */
+const InspectionDate = Type.String({
+  format: 'date',
+  maxLength: 10,
+  pattern: '^(19|20|21)[0-9]{2}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$',
+});
+
+/** Refuses a calendar date that does not exist (e.g. 2026-02-30) when the validator's format check is lax. */
+function assertRealDate(value: string | null | undefined): void {
+  if (!value) return;
+  const parsed = Date.parse(`${value}T00:00:00Z`);
+  if (!Number.isFinite(parsed) || new Date(parsed).toISOString().slice(0, 10) !== value)
+    throw new DomainError('0022', `${value} is not a calendar date`);
+}
+
+/** An instant clamped to what the history can hold, so any valid date-time filters instead of failing. */
+const clampedInstant = (value: string) =>
+  new Date(Math.min(Math.max(Date.parse(value), Date.UTC(1900, 0, 1)), Date.UTC(9999, 11, 31)));
 const VehicleList = Type.Array(VehicleSchema);
 
 const sortPattern = '^(id|code|createdAt|stateOfCharge|serviceStateV2|rentalState)(,(asc|desc|ASC|DESC))?$';
@@ -236,14 +255,14 @@ export const listVehicles = defineRoute({
   query: Type.Object({
     branchId: Id(),
     includeChildBranches: Type.Optional(Type.Boolean({ default: false })),
-    search: Type.Optional(Str(64, { description: 'Part of the code or licence plate.' })),
+    search: Type.Optional(Str(64, { minLength: 1, description: 'Part of the code or licence plate.' })),
     categoryId: Type.Optional(Id()),
     serviceStateV2: Type.Optional(Type.Array(ServiceStateV2, { maxItems: serviceStatesV2.length })),
     rentalState: Type.Optional(
       Type.Array(StringEnum(vehicleRentalStates), { maxItems: vehicleRentalStates.length }),
     ),
     offline: Type.Optional(Type.Boolean()),
-    tag: Type.Optional(Str(64)),
+    tag: Type.Optional(Str(64, { minLength: 1 })),
     sort: Type.Optional(Type.String({ pattern: sortPattern, maxLength: 30, default: 'id,asc' })),
   }),
   paged: { defaultSize: 50 },
@@ -384,7 +403,7 @@ const VehicleCreate = component(
       categoryId: Id(),
       serviceStateV2: Type.Optional(ServiceStateV2),
       position: Type.Optional(Position),
-      legalInspectionDate: Type.Optional(Nullable(Type.String({ format: 'date', maxLength: 10 }))),
+      legalInspectionDate: Type.Optional(Nullable(InspectionDate)),
       tags: Type.Optional(Type.Array(Str(64), { maxItems: 50 })),
       customProperties: Type.Optional(Type.Record(Str(64), Str(1000), { maxProperties: 50 })),
       virtual: Type.Optional(Type.Boolean()),
@@ -419,9 +438,10 @@ export const createVehicle = defineRoute({
       headers: { Location: { description: 'URL of the vehicle.', schema: Str(200) } },
     },
   },
-  errors: ['VC404', 'V100'],
+  errors: ['VC404', 'V100', '0022'],
   async handler(ctx) {
     const { em, body } = ctx;
+    assertRealDate(body.legalInspectionDate);
     const category = await requireCategory(em, body.categoryId);
     if (await em.count(Vehicle, { code: body.code }))
       throw new DomainError('V100', `a vehicle with code ${body.code} exists`);
@@ -459,7 +479,7 @@ const VehiclePatch = component(
       categoryId: Type.Optional(Id()),
       position: Type.Optional(Position),
       licensePlate: Type.Optional(Nullable(Str(32))),
-      legalInspectionDate: Type.Optional(Nullable(Type.String({ format: 'date', maxLength: 10 }))),
+      legalInspectionDate: Type.Optional(Nullable(InspectionDate)),
       tags: Type.Optional(Type.Array(Str(64), { maxItems: 50 })),
       customProperties: Type.Optional(Type.Record(Str(64), Str(1000), { maxProperties: 50 })),
     },
@@ -473,6 +493,7 @@ async function patchVehicle(
   vehicle: Vehicle,
 ): Promise<VehicleDto> {
   const { em, body } = ctx;
+  assertRealDate(body.legalInspectionDate);
   const branchId = vehicle.branch.id;
   if (body.categoryId !== undefined && body.categoryId !== vehicle.category.id)
     vehicle.category = await requireCategory(em, body.categoryId);
@@ -541,7 +562,7 @@ export const updateVehicleByCode = defineRoute({
     branch: async (ctx) => (await vehicleByCodeQuery(ctx)).branch.id,
   },
   responses: { 200: { description: 'The updated vehicle', schema: VehicleSchema } },
-  errors: ['V404', 'VC404'],
+  errors: ['V404', 'VC404', '0022'],
   async handler(ctx) {
     return ok(await patchVehicle(ctx, await vehicleByCodeQuery(ctx)));
   },
@@ -978,7 +999,7 @@ export const updateVehicle = defineRoute({
     branch: async (ctx) => (await vehicleById(ctx)).branch.id,
   },
   responses: { 200: { description: 'The updated vehicle', schema: VehicleSchema } },
-  errors: ['V404', 'VC404'],
+  errors: ['V404', 'VC404', '0022'],
   async handler(ctx) {
     return ok(await patchVehicle(ctx, await vehicleById(ctx)));
   },
@@ -1057,8 +1078,8 @@ export const vehicleTelemetry = defineRoute({
     const vehicle = await vehicleById(ctx);
     const where: Record<string, unknown> = { vehicleId: vehicle.id };
     const range: Record<string, Date> = {};
-    if (query.from) range.$gte = new Date(query.from);
-    if (query.to) range.$lte = new Date(query.to);
+    if (query.from) range.$gte = clampedInstant(query.from);
+    if (query.to) range.$lte = clampedInstant(query.to);
     if (Object.keys(range).length) where.reportedAt = range;
     const [rows, total] = await em.findAndCount(VehicleTelemetry, where, {
       orderBy: { reportedAt: 'desc', id: 'desc' },
@@ -1227,7 +1248,7 @@ export const vehicleLogEntries = defineRoute({
   summary: 'What happened to a vehicle (its events), newest first',
   tags,
   params: IdParams,
-  query: Type.Object({ typePrefix: Type.Optional(Str(60, { pattern: '^[A-Z0-9_]*$' })) }),
+  query: Type.Object({ typePrefix: Type.Optional(Str(60, { pattern: '^[A-Z0-9_]+$' })) }),
   paged: { defaultSize: 50 },
   access: {
     permission: 'VEHICLE_READ',
@@ -1367,7 +1388,10 @@ export const listIotModules = defineRoute({
   interface: 'back',
   summary: 'IoT module records',
   tags: moduleTags,
-  query: Type.Object({ state: Type.Optional(IotModuleState), search: Type.Optional(Str(100)) }),
+  query: Type.Object({
+    state: Type.Optional(IotModuleState),
+    search: Type.Optional(Str(100, { minLength: 1 })),
+  }),
   paged: { defaultSize: 50 },
   access: {
     anyCaller: 'modules are tenant-wide; the handler requires IOT_MODULE_MANAGE on at least one branch',
