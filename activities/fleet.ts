@@ -1,10 +1,18 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { inTenantTransaction, tenantEm, type EntityManager } from '../db/orm.js';
-import { Vehicle, VehicleCommand } from '../db/entities/index.js';
 import { recordEvent } from '../db/events.js';
 import { categoryConfiguration } from '../db/categories.js';
-import { applyVehicleReport, powerStates, type PowerState, type VehicleReport } from '../domain/vehicle.js';
+import {
+  applyVehicleReport,
+  batteryLevelEventType,
+  powerStates,
+  serviceStateEventType,
+  type PowerState,
+  type VehicleOperationStep,
+  type VehicleReport,
+} from '../domain/vehicle.js';
+import { Event, Vehicle, VehicleCommand } from '../db/entities/index.js';
 import { VehicleCommandTimeoutError, type VehicleCommandClient } from '../devices/command-client.js';
 import type { VehicleCommandName } from '../devices/protocol.js';
 import { activityIdempotencyKey } from './support.js';
@@ -42,6 +50,7 @@ function reportFromReply(data: Record<string, unknown> | undefined | null, at: s
   if (typeof data.stateOfCharge === 'number') report.stateOfCharge = data.stateOfCharge;
   if (typeof data.locked === 'boolean') report.locked = data.locked;
   if (typeof data.charging === 'boolean') report.charging = data.charging;
+  if (typeof data.maxSpeedKmh === 'number') report.maxSpeedKmh = data.maxSpeedKmh;
   if (powerStates.includes(data.powerState as PowerState)) report.powerState = data.powerState as PowerState;
   return report;
 }
@@ -55,20 +64,30 @@ export async function applyReportToVehicle(
   vehicle: Vehicle,
   report: VehicleReport,
 ): Promise<void> {
-  const socLevels =
-    report.stateOfCharge === undefined
-      ? undefined
-      : (await categoryConfiguration(em, vehicle.category.id)).socLevels;
-  applyVehicleReport(vehicle, report, socLevels);
+  const before = vehicle.batteryLevel;
+  const applied = applyVehicleReport(vehicle, report, await categoryConfiguration(em, vehicle.category.id));
+  if (applied && vehicle.batteryLevel !== before) recordBatteryLevelChange(em, vehicle, report.at);
+}
+
+/** A VEHICLE_BATTERY_LEVEL_* event for a vehicle whose battery level just changed. */
+export function recordBatteryLevelChange(em: EntityManager, vehicle: Vehicle, at: string | Date): void {
+  recordEvent(em, {
+    type: batteryLevelEventType(vehicle.batteryLevel),
+    createdAt: new Date(at),
+    branchId: vehicle.branch.id,
+    vehicleId: vehicle.id,
+    payload: { stateOfCharge: vehicle.stateOfCharge ?? null },
+  });
 }
 
 async function recordCommandOutcome(
   orm: MikroORM,
-  input: SendVehicleCommandInput,
+  input: Pick<SendVehicleCommandInput, 'tenant' | 'vehicleId' | 'command' | 'rentalId' | 'requestedBy'>,
   commandId: string,
   status: VehicleCommand['status'],
   failureReason: VehicleCommand['failureReason'] | undefined,
   data: Record<string, unknown> | undefined,
+  replyAt?: string,
 ): Promise<void> {
   await inTenantTransaction(orm, input.tenant, async (em) => {
     const answeredAt = new Date();
@@ -94,11 +113,96 @@ async function recordCommandOutcome(
           : `${status}${failureReason?.description ? `: ${failureReason.description}` : ''}`,
       payload: { commandId, status, failureReason: failureReason ?? null },
     });
+    if (status === 'OK' && data) {
+      const vehicle = await em.findOne(Vehicle, input.vehicleId);
+      if (vehicle)
+        await applyReportToVehicle(em, vehicle, reportFromReply(data, replyAt ?? answeredAt.toISOString()));
+    }
+  });
+}
+
+/** What execute-command asks the device to do; `commandId` is chosen once, so every retry reuses it. */
+export interface ExecuteVehicleCommandInput {
+  tenant: string;
+  vehicleId: number;
+  command: VehicleCommandName;
+  commandId: string;
+  params?: Record<string, unknown>;
+  requestedBy: string;
+}
+
+/** A platform-side step of a configured operation (an activity). */
+export interface VehicleActivityStepInput {
+  tenant: string;
+  vehicleId: number;
+  step: Exclude<VehicleOperationStep, { type: 'COMMAND' }>;
+  /** Stable across retries; the step's event carries it, so it is applied once. */
+  idempotencyKey: string;
+  requestedBy: string;
+  label: string;
+}
+
+/** The device's answer to an executed command. */
+export interface ExecutedVehicleCommand {
+  commandId: string;
+  status: 'OK';
+  data: Record<string, unknown> | null;
+}
+
+/** The V502 failure of a refused or failed command, with the device's failureReason as details. */
+function commandFailure(command: string, status: string, failureReason: VehicleCommand['failureReason']) {
+  const reason = [failureReason?.code, failureReason?.description].filter(Boolean).join(': ') || status;
+  return ApplicationFailure.create({
+    type: 'V502',
+    message: `vehicle ${status === 'REFUSED' ? 'refused' : 'failed'} ${command}: ${reason}`,
+    nonRetryable: true,
+    details: [{ failureReason: failureReason ?? null }],
   });
 }
 
 /** Vehicle I/O: the fleet's activities, called by the rental workflow and every later domain that commands vehicles. */
 export function createFleetActivities({ orm, vehicleCommands, vehicleCommandTimeoutMs }: FleetActivityDeps) {
+  /**
+   * Sends one attempt of a command and records its outcome: a timeout is a retryable V504, a refusal or
+   * error a final V502 carrying the device's failureReason; resolves with an OK reply.
+   */
+  async function deliver(
+    input: Pick<SendVehicleCommandInput, 'tenant' | 'vehicleId' | 'command' | 'rentalId' | 'requestedBy'>,
+    commandId: string,
+    timeoutMs: number,
+    params: Record<string, unknown> | undefined,
+  ) {
+    let reply;
+    try {
+      reply = await vehicleCommands.send({
+        tenant: input.tenant,
+        vehicleId: String(input.vehicleId),
+        command: input.command,
+        commandId,
+        params,
+        timeoutMs,
+      });
+    } catch (error) {
+      if (!(error instanceof VehicleCommandTimeoutError)) throw error;
+      await recordCommandOutcome(orm, input, commandId, 'TIMEOUT', undefined, undefined);
+      throw ApplicationFailure.create({
+        type: 'V504',
+        message: `vehicle did not answer ${input.command} within ${timeoutMs} ms`,
+      });
+    }
+    await recordCommandOutcome(
+      orm,
+      input,
+      commandId,
+      reply.status,
+      reply.failureReason,
+      reply.data,
+      reply.at,
+    );
+    if (reply.status !== 'OK') throw commandFailure(input.command, reply.status, reply.failureReason);
+    return reply;
+  }
+
   return {
     /**
      * Sends one command to a vehicle and waits for its answer. The command id is the activity's
@@ -132,34 +236,74 @@ export function createFleetActivities({ orm, vehicleCommands, vehicleCommandTime
           report: reportFromReply(previous.data, (previous.answeredAt ?? new Date()).toISOString()),
         };
 
-      let reply;
-      try {
-        reply = await vehicleCommands.send({
-          tenant: input.tenant,
-          vehicleId: String(input.vehicleId),
-          command: input.command,
-          commandId,
-          timeoutMs,
-        });
-      } catch (error) {
-        if (!(error instanceof VehicleCommandTimeoutError)) throw error;
-        await recordCommandOutcome(orm, input, commandId, 'TIMEOUT', undefined, undefined);
-        throw ApplicationFailure.create({
-          type: 'V504',
-          message: `vehicle did not answer ${input.command} within ${timeoutMs} ms`,
-        });
-      }
-      await recordCommandOutcome(orm, input, commandId, reply.status, reply.failureReason, reply.data);
-      if (reply.status !== 'OK') {
-        const reason = reply.failureReason?.description ?? reply.failureReason?.code ?? reply.status;
-        throw ApplicationFailure.create({
-          type: 'V502',
-          message: `vehicle ${reply.status === 'REFUSED' ? 'refused' : 'failed'} ${input.command}: ${reason}`,
-          nonRetryable: true,
-          details: [{ failureReason: reply.failureReason ?? null }],
-        });
-      }
+      const reply = await deliver(input, commandId, timeoutMs, undefined);
       return { status: 'OK', report: reportFromReply(reply.data, reply.at) };
+    },
+
+    /**
+     * Applies one platform-side step (service state or tag) of a configured operation, with its event,
+     * in one transaction; a retry finds the event by its idempotency key and does nothing.
+     */
+    async applyVehicleActivityStep(input: VehicleActivityStepInput): Promise<void> {
+      await inTenantTransaction(orm, input.tenant, async (em) => {
+        if (await em.count(Event, { idempotencyKey: input.idempotencyKey })) return;
+        const vehicle = await em.findOneOrFail(Vehicle, input.vehicleId);
+        const { step } = input;
+        let type = 'VEHICLE_UPDATE';
+        if (step.type === 'SET_SERVICE_STATE') {
+          type = serviceStateEventType(step.serviceStateV2);
+          vehicle.serviceStateV2 = step.serviceStateV2;
+        } else {
+          type = 'VEHICLE_TAGS_UPDATE';
+          vehicle.tags =
+            step.type === 'ADD_TAG'
+              ? [...new Set([...vehicle.tags, step.tag])]
+              : vehicle.tags.filter((tag) => tag !== step.tag);
+        }
+        recordEvent(em, {
+          type,
+          branchId: vehicle.branch.id,
+          vehicleId: vehicle.id,
+          adminSubject: input.requestedBy,
+          description: input.label,
+          payload: { step },
+          idempotencyKey: input.idempotencyKey,
+        });
+      });
+    },
+
+    /**
+     * Runs one operator command (execute-command) on the device. The command id comes from the API and
+     * is the device's idempotency key: a retried attempt re-sends the same id, which the device answers
+     * from its reply cache without acting twice; an answered command is never sent again.
+     */
+    async executeVehicleCommand(input: ExecuteVehicleCommandInput): Promise<ExecutedVehicleCommand> {
+      const em = tenantEm(orm, input.tenant);
+      const previous = await em.findOne(VehicleCommand, { commandId: input.commandId });
+      if (previous && ['OK', 'REFUSED', 'ERROR'].includes(previous.status)) {
+        if (previous.status !== 'OK')
+          throw commandFailure(input.command, previous.status, previous.failureReason);
+        return { commandId: input.commandId, status: 'OK', data: previous.data ?? null };
+      }
+      if (!previous) {
+        await em
+          .createQueryBuilder(VehicleCommand)
+          .insert({
+            tenant: input.tenant,
+            commandId: input.commandId,
+            vehicleId: input.vehicleId,
+            command: input.command,
+            params: input.params ?? null,
+            status: 'SENT',
+            requestedBy: input.requestedBy,
+            sentAt: new Date(),
+          })
+          .onConflict(['tenant', 'commandId'])
+          .ignore()
+          .execute('run');
+      }
+      const reply = await deliver(input, input.commandId, vehicleCommandTimeoutMs, input.params);
+      return { commandId: input.commandId, status: 'OK', data: reply.data ?? null };
     },
   };
 }

@@ -9,6 +9,7 @@ export interface SimulatedVehicleSpec {
   position: { lat: number; lng: number };
   stateOfCharge: number;
   hasTailbox: boolean;
+  charging: boolean;
 }
 
 /** The tenant's vehicles as a simulator fleet, so simulated devices match the database ids. */
@@ -26,6 +27,7 @@ export async function simulatorFleet(em: EntityManager): Promise<SimulatedVehicl
       position: { lat: vehicle.latitude ?? 0, lng: vehicle.longitude ?? 0 },
       stateOfCharge: vehicle.stateOfCharge ?? 100,
       hasTailbox: configuration.hasTailbox ?? false,
+      charging: vehicle.charging,
     });
   }
   return fleet;

@@ -15,6 +15,7 @@ import { permissionCatalogue } from '../platform/domains/index.js';
 import { RENTAL_RESERVATION_SETTING_KEY, defaultReservationSettings } from '../domain/rental.js';
 import { hashSecret } from '../platform/secrets.js';
 import { seedPricing } from './seed/pricing.js';
+import { seedFleet } from './seed/fleet.js';
 
 export const DEMO_TENANT = 'demo';
 /** The district branch that holds the seeded fleet. */
@@ -227,6 +228,7 @@ export async function seedTenant(
       publicVisible: true,
     });
     await tx.flush();
+    await seedFleet(tx, tenantId);
     return {
       tenant: tenantId,
       businessUnitId: unit.id,

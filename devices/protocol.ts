@@ -63,9 +63,13 @@ export const connectivityReasons = ['CONNECTED', 'LAST_WILL', 'SHUTDOWN'] as con
 export type ConnectivityReason = (typeof connectivityReasons)[number];
 
 /** Simulator behaviour modes, for tests and demos that need misbehaving vehicles. */
-export const simulatorModes = ['NORMAL', 'REFUSE', 'SILENT'] as const;
+export const simulatorModes = ['NORMAL', 'REFUSE', 'SILENT', 'SLOW', 'OFFLINE'] as const;
 
-/** NORMAL executes; REFUSE answers REFUSED to everything; SILENT drops commands without answering. */
+/**
+ * NORMAL executes; REFUSE answers REFUSED to everything; SILENT drops commands without answering; SLOW
+ * executes but answers late; OFFLINE goes offline (state channel), drops commands and sends no telemetry
+ * until another mode brings it back online.
+ */
 export type SimulatorMode = (typeof simulatorModes)[number];
 
 /** Longest commandId accepted, so a hostile payload cannot grow idempotency caches without bound. */
@@ -124,6 +128,20 @@ export interface VehicleTelemetry {
   /** GNSS horizontal dilution of precision; lower is better. */
   hdop?: number;
   charging?: boolean;
+  /** Speed limit configured on the device (SET_MAX_SPEED). */
+  maxSpeedKmh?: number;
+  /** Individual battery packs. */
+  batteries?: BatteryInfo[];
+  /** Maximum capacity of the traction battery in watt-hours. */
+  batteryMaxCapacityWh?: number;
+}
+
+/** One battery pack of a vehicle, as reported in telemetry. */
+export interface BatteryInfo {
+  id: string;
+  stateOfCharge: number;
+  voltage?: number;
+  temperatureC?: number;
 }
 
 /** Retained online/offline status, on the `state` channel. */
@@ -403,9 +421,31 @@ export function parseVehicleTelemetry(payload: unknown): VehicleTelemetry | unde
     odometerKm: optionalField(value.odometerKm, (v): v is number => isNumberInRange(v, 0, Number.MAX_VALUE)),
     hdop: optionalField(value.hdop, (v): v is number => isNumberInRange(v, 0, Number.MAX_VALUE)),
     charging: optionalField(value.charging, (v): v is boolean => typeof v === 'boolean'),
+    maxSpeedKmh: optionalField(value.maxSpeedKmh, (v): v is number => isNumberInRange(v, 0, 1000)),
+    batteries: optionalField(value.batteries, isBatteryList),
+    batteryMaxCapacityWh: optionalField(value.batteryMaxCapacityWh, (v): v is number =>
+      isNumberInRange(v, 0, 10_000_000),
+    ),
   };
   if (Object.values(optional).some((v) => v === invalid)) return undefined;
   return withoutUndefined({ at, position, powerState, locked, ...(optional as Partial<VehicleTelemetry>) });
+}
+
+function isBatteryList(value: unknown): value is BatteryInfo[] {
+  return (
+    Array.isArray(value) &&
+    value.length <= 16 &&
+    value.every(
+      (battery) =>
+        isPlainObject(battery) &&
+        typeof battery.id === 'string' &&
+        battery.id.length > 0 &&
+        battery.id.length <= 64 &&
+        isNumberInRange(battery.stateOfCharge, 0, 100) &&
+        (isAbsent(battery.voltage) || isNumberInRange(battery.voltage, 0, 10_000)) &&
+        (isAbsent(battery.temperatureC) || isNumberInRange(battery.temperatureC, -100, 200)),
+    )
+  );
 }
 
 /** Validates a connectivity (state channel) payload; undefined on junk. */

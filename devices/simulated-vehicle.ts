@@ -22,6 +22,8 @@ export interface SimulatedVehicleSpec {
   /** Initial state of charge in percent, 0..100. */
   stateOfCharge: number;
   hasTailbox?: boolean;
+  /** Plugged in: the battery charges while the vehicle stands (reported as `charging`). */
+  charging?: boolean;
 }
 
 /** Point-in-time copy of a simulated vehicle's state, for tests and logs. */
@@ -97,6 +99,7 @@ export class SimulatedVehicle {
   private headingDeg: number;
   private behaviour: SimulatorMode = 'NORMAL';
   private executedCommands = 0;
+  private charging: boolean;
 
   constructor(spec: SimulatedVehicleSpec, options: SimulatedVehicleOptions = {}) {
     this.vehicleId = spec.vehicleId;
@@ -105,6 +108,7 @@ export class SimulatedVehicle {
     this.position = { ...spec.position };
     this.stateOfCharge = clamp(spec.stateOfCharge, 0, 100);
     this.hasTailbox = spec.hasTailbox ?? false;
+    this.charging = spec.charging ?? false;
     this.random = options.random ?? Math.random;
     this.replyCacheSize = Math.max(1, options.replyCacheSize ?? defaultReplyCacheSize);
     this.wanderRadiusM = options.wanderRadiusM ?? defaultWanderRadiusM;
@@ -127,7 +131,7 @@ export class SimulatedVehicle {
     if (!message) return { kind: 'dropped', reason: 'MALFORMED' };
     if (isCommandExpired(message, now))
       return { kind: 'dropped', reason: 'EXPIRED', commandId: message.commandId };
-    if (this.behaviour === 'SILENT')
+    if (this.behaviour === 'SILENT' || this.behaviour === 'OFFLINE')
       return { kind: 'dropped', reason: 'SILENT', commandId: message.commandId };
     const cached = this.replies.get(message.commandId);
     if (cached) return { kind: 'reply', reply: cached, replayed: true };
@@ -140,6 +144,9 @@ export class SimulatedVehicle {
   advance(elapsedMs: number): void {
     if (!this.isRiding() || elapsedMs <= 0) {
       this.speedKmh = 0;
+      // Standing on a charger: about 1 % per minute.
+      if (this.charging && elapsedMs > 0)
+        this.stateOfCharge = Math.min(100, this.stateOfCharge + elapsedMs / 60_000);
       return;
     }
     // A few metres per tick, but never faster than the speed limit allows for short tick periods.
@@ -165,7 +172,7 @@ export class SimulatedVehicle {
       speedKmh: round(this.speedKmh, 1),
       odometerKm: round(this.odometerKm, 3),
       hdop: round(0.7 + this.random() * 0.8, 1),
-      charging: false,
+      charging: this.charging,
     };
   }
 

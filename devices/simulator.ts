@@ -50,6 +50,8 @@ export interface FleetSimulatorOptions {
   random?: () => number;
   /** Clock for message timestamps and command expiry. */
   now?: () => Date;
+  /** How late a vehicle in SLOW mode answers; default 3 000 ms. */
+  slowReplyMs?: number;
 }
 
 /** Upper bound for publishing the offline state on `stop()`, so shutdown finishes even without a broker. */
@@ -71,6 +73,7 @@ export class FleetSimulator {
   private readonly clientIdPrefix: string;
   private readonly log: DeviceLog;
   private readonly now: () => Date;
+  private readonly slowReplyMs: number;
   private readonly vehicles = new Map<string, SimulatedVehicle>();
   private readonly clientByVehicle = new Map<string, MqttClient>();
   private links: Link[] = [];
@@ -89,6 +92,7 @@ export class FleetSimulator {
     this.clientIdPrefix = options.clientIdPrefix ?? 'fleetflow-sim';
     this.log = options.log ?? silentDeviceLog;
     this.now = options.now ?? (() => new Date());
+    this.slowReplyMs = options.slowReplyMs ?? 3000;
     for (const spec of options.vehicles) {
       this.vehicles.set(spec.vehicleId, new SimulatedVehicle(spec, { random: options.random }));
     }
@@ -113,7 +117,22 @@ export class FleetSimulator {
 
   /** Changes one vehicle's behaviour directly (tests); the control topic does the same over MQTT. */
   setBehaviour(vehicleId: string, mode: SimulatorMode): void {
-    this.requireVehicle(vehicleId).setBehaviour(mode);
+    const vehicle = this.requireVehicle(vehicleId);
+    const was = vehicle.snapshot().behaviour;
+    vehicle.setBehaviour(mode);
+    if (this.state !== 'running' || (was === 'OFFLINE') === (mode === 'OFFLINE')) return;
+    // Going offline or coming back is announced like a real module's connection would be.
+    const announce = async () => {
+      await this.publishConnectivity(
+        vehicleId,
+        mode !== 'OFFLINE',
+        mode === 'OFFLINE' ? 'SHUTDOWN' : 'CONNECTED',
+      );
+      if (mode !== 'OFFLINE') await this.publishTelemetry(vehicleId);
+    };
+    announce().catch((error: unknown) =>
+      this.log('warn', `vehicle ${vehicleId} could not announce ${mode}: ${errorMessage(error)}`),
+    );
   }
 
   /** State snapshot of one vehicle, or undefined if the simulator does not know it. */
@@ -276,10 +295,13 @@ export class FleetSimulator {
     const { reply, replayed } = handling;
     const replayNote = replayed ? ' (replayed, not executed again)' : '';
     this.log('info', `vehicle ${vehicleId} answered ${reply.commandId} with ${reply.status}${replayNote}`);
-    this.publish(vehicleId, 'replies', replyTopic(this.tenant, vehicleId), encodeMessage(reply)).catch(
-      (error: unknown) =>
-        this.log('warn', `vehicle ${vehicleId} could not publish reply: ${errorMessage(error)}`),
-    );
+    const send = () =>
+      this.publish(vehicleId, 'replies', replyTopic(this.tenant, vehicleId), encodeMessage(reply)).catch(
+        (error: unknown) =>
+          this.log('warn', `vehicle ${vehicleId} could not publish reply: ${errorMessage(error)}`),
+      );
+    if (vehicle.snapshot().behaviour === 'SLOW') setTimeout(() => void send(), this.slowReplyMs);
+    else void send();
   }
 
   private handleBehaviour(vehicleId: string, payload: Buffer): void {
@@ -288,13 +310,14 @@ export class FleetSimulator {
       this.log('warn', `ignoring malformed behaviour for vehicle ${vehicleId}`);
       return;
     }
-    this.requireVehicle(vehicleId).setBehaviour(behaviour.mode);
+    this.setBehaviour(vehicleId, behaviour.mode);
     this.log('info', `vehicle ${vehicleId} behaviour is now ${behaviour.mode}`);
   }
 
   private tick(): void {
     for (const [vehicleId, vehicle] of this.vehicles) {
       vehicle.advance(this.telemetryIntervalMs);
+      if (vehicle.snapshot().behaviour === 'OFFLINE') continue;
       this.publishTelemetry(vehicleId).catch((error: unknown) =>
         this.log('debug', `vehicle ${vehicleId} telemetry not sent: ${errorMessage(error)}`),
       );

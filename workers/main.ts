@@ -37,7 +37,12 @@ const commandLog = log.child({ component: 'vehicle-commands' });
 const vehicleCommands = new VehicleCommandClient(mqtt, {
   log: (level, message) => commandLog[level](message),
 });
-const ingestor = new TelemetryIngestor(orm, mqtt, { log: (message) => log.warn(message) });
+const ingestor = new TelemetryIngestor(orm, mqtt, {
+  log: (message) => log.warn(message),
+  vehicleCommands,
+  vehicleCommandTimeoutMs: config.vehicleCommandTimeoutMs,
+  offlineAfterMs: Number(process.env.VEHICLE_OFFLINE_AFTER_MS ?? 5 * 60_000),
+});
 await ingestor.start();
 const connection = await NativeConnection.connect({ address: temporalAddress });
 const worker = await createFleetflowWorker({

@@ -1,5 +1,5 @@
 import type { Opt } from '@mikro-orm/core';
-import { Entity, Enum, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/es';
+import { Entity, Index, Enum, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/es';
 import { pricingBundleTypes, type PricingBundleType } from '../../domain/pricing.js';
 import { TenantScoped } from './TenantScoped.js';
 import { Branch } from './Branch.js';
@@ -12,6 +12,7 @@ import { PricingBundle } from './PricingBundle.js';
  */
 @Entity({ tableName: 'pricing_assignment' })
 @Unique({ properties: ['tenant', 'branch', 'vehicleCategory', 'bundleType'] })
+@Index({ properties: ['tenant', 'bundle'] })
 export class PricingAssignment extends TenantScoped {
   @PrimaryKey({ type: 'integer' })
   id!: number;

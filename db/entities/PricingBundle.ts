@@ -1,5 +1,5 @@
 import type { Opt } from '@mikro-orm/core';
-import { Entity, Enum, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/es';
+import { Entity, Enum, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/es';
 import {
   distanceUnits,
   pricingBundleTypes,
@@ -13,9 +13,10 @@ import { BusinessUnit } from './BusinessUnit.js';
  * A named set of pricing rules of one type (BOOKING or ON_DEMAND_LEGACY) in one currency, owned by a
  * business unit (where finance permissions on it are checked). Its rules live in versions. A bundle
  * that was ever published is archived, not deleted, so rentals keep pointing at their version; live
- * names are unique per tenant (partial unique index, see the migration).
+ * names are unique per tenant (a partial unique index).
  */
 @Entity({ tableName: 'pricing_bundle' })
+@Unique({ name: 'pricing_bundle_live_name', properties: ['tenant', 'name'], where: 'archived_at is null' })
 @Index({ properties: ['tenant', 'businessUnit'] })
 export class PricingBundle extends TenantScoped {
   @PrimaryKey({ type: 'integer' })

@@ -58,6 +58,36 @@ export class Vehicle extends TenantScoped {
   @Property({ type: 'boolean' })
   charging: Opt<boolean> = false;
 
+  /** State of charge as the IoT module reports it (used when the category sets useIoTSoCLevel). */
+  @Property({ type: 'double', nullable: true })
+  iotStateOfCharge?: number | null;
+
+  /** IoT module supply voltage signal (used with ioTBatteryLevels when the category sets useIoTBatteryLevel). */
+  @Property({ type: 'double', nullable: true })
+  iotModuleLevel?: number | null;
+
+  @Property({ type: 'double', nullable: true })
+  speedKmh?: number | null;
+
+  @Property({ type: 'double', nullable: true })
+  hdop?: number | null;
+
+  /** Maximum speed configured on the device (SET_MAX_SPEED). */
+  @Property({ type: 'double', nullable: true })
+  maxSpeedKmh?: number | null;
+
+  /** Device time of the newest report applied; older reports never overwrite the row. */
+  @Property({ type: 'Date', nullable: true })
+  lastReportAt?: Date | null;
+
+  /** Rotating identifier the app may scan instead of the code (GET /vehicles/rotating-uuid/{uuid}). */
+  @Property({ type: 'uuid', nullable: true, unique: true })
+  rotatingUuid?: string | null;
+
+  /** Virtual vehicles (placeholders, tests) never show on the operations map. */
+  @Property({ type: 'boolean' })
+  virtual: Opt<boolean> = false;
+
   @Property({ type: 'double', nullable: true })
   latitude?: number | null;
 

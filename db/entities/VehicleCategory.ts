@@ -22,4 +22,11 @@ export class VehicleCategory extends TenantScoped {
 
   @Property({ type: 'json' })
   configuration: Opt<VehicleCategoryConfiguration> = {};
+
+  /** Free-form properties shown to the app and to the operator dashboard (not interpreted). */
+  @Property({ type: 'json', defaultRaw: `'{}'` })
+  appProperties: Opt<Record<string, unknown>> = {};
+
+  @Property({ type: 'json', defaultRaw: `'{}'` })
+  dashboardProperties: Opt<Record<string, unknown>> = {};
 }

@@ -2,7 +2,9 @@ import type { Opt } from '@mikro-orm/core';
 import { Entity, Index, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/es';
 import { TenantScoped } from './TenantScoped.js';
 
-export type VehicleCommandStatus = 'SENT' | 'OK' | 'REFUSED' | 'ERROR' | 'TIMEOUT';
+/** QUEUED: waiting for an offline vehicle; CANCELLED/EXPIRED: a queued command that was never delivered. */
+export type VehicleCommandStatus =
+  'QUEUED' | 'SENT' | 'OK' | 'REFUSED' | 'ERROR' | 'TIMEOUT' | 'CANCELLED' | 'EXPIRED';
 
 /**
  * Every command sent to a vehicle, keyed by its command id (workflow id + activity id): a retried
@@ -11,6 +13,11 @@ export type VehicleCommandStatus = 'SENT' | 'OK' | 'REFUSED' | 'ERROR' | 'TIMEOU
 @Entity({ tableName: 'vehicle_command' })
 @Unique({ properties: ['tenant', 'commandId'] })
 @Index({ properties: ['tenant', 'vehicleId'] })
+@Index({
+  name: 'vehicle_command_queued_index',
+  properties: ['tenant', 'vehicleId'],
+  where: `status = 'QUEUED'`,
+})
 export class VehicleCommand extends TenantScoped {
   @PrimaryKey({ type: 'bigint' })
   id!: string;
@@ -26,6 +33,14 @@ export class VehicleCommand extends TenantScoped {
 
   @Property({ type: 'string', length: 16 })
   status: Opt<VehicleCommandStatus> = 'SENT';
+
+  /** Custom command name and named parameters (CUSTOM_COMMAND), or the predefined command's parameters. */
+  @Property({ type: 'json', nullable: true })
+  params?: Record<string, unknown> | null;
+
+  /** Until when a QUEUED command may still be delivered. */
+  @Property({ type: 'Date', nullable: true })
+  expiresAt?: Date | null;
 
   @Property({ type: 'integer', nullable: true })
   rentalId?: number | null;

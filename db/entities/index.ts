@@ -14,6 +14,11 @@ import { VehicleCommand } from './VehicleCommand.js';
 import { PricingBundle } from './PricingBundle.js';
 import { PricingBundleVersion } from './PricingBundleVersion.js';
 import { PricingAssignment } from './PricingAssignment.js';
+import { VehicleTelemetry } from './VehicleTelemetry.js';
+import { IotModule } from './IotModule.js';
+import { Task } from './Task.js';
+import { VehicleNote } from './VehicleNote.js';
+import { VehicleAction } from './VehicleAction.js';
 
 export {
   Tenant,
@@ -32,5 +37,10 @@ export {
   PricingBundle,
   PricingBundleVersion,
   PricingAssignment,
+  VehicleTelemetry,
+  IotModule,
+  Task,
+  VehicleNote,
+  VehicleAction,
 };
 export { TenantScoped, TENANT_FILTER } from './TenantScoped.js';

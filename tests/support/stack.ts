@@ -93,7 +93,11 @@ export async function startTestBackend(
   const seed = await seedTenant(orm.em, options.tenant ?? uniqueTenant('t'), 'Test Mobility');
   const mqtt = await connectMqtt(env('MQTT_URL'), `test-backend-${randomBytes(4).toString('hex')}`);
   const vehicleCommands = new VehicleCommandClient(mqtt);
-  const ingestor = new TelemetryIngestor(orm, mqtt, { flushIntervalMs: 50 });
+  const ingestor = new TelemetryIngestor(orm, mqtt, {
+    flushIntervalMs: 50,
+    vehicleCommands,
+    log: (m) => console.error(m),
+  });
   await ingestor.start();
   const fleet = await simulatorFleet(tenantEm(orm, seed.tenant));
   const simulator = new FleetSimulator({

@@ -1,0 +1,156 @@
+// GET /vehicles?branchId= (50 per page, authenticated, validated against the OpenAPI document, with the
+// ready-to-rent rules computed per vehicle) beside GET /health/live of the same server in the same run:
+// requests/s and latency percentiles at 50 connections.
+// Usage: npm run bench:vehicle-list [-- seconds connections vehicles]   (defaults: 10 s, 50, 500)
+//
+// The load generator runs in a worker thread so it does not share the server's event loop.
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import http from 'node:http';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+
+interface LoadInput {
+  url: string;
+  headers: Record<string, string>;
+  seconds: number;
+  connections: number;
+}
+
+interface LoadResult {
+  requests: number;
+  errors: number;
+  seconds: number;
+  p50: number;
+  p99: number;
+}
+
+/** Keeps `connections` keep-alive requests in flight for the duration; latency percentiles in ms. */
+async function load(input: LoadInput): Promise<LoadResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: input.connections });
+  const latencies: number[] = [];
+  let errors = 0;
+  const started = performance.now();
+  const deadline = started + input.seconds * 1000;
+  const one = () =>
+    new Promise<void>((resolve) => {
+      const begin = performance.now();
+      const request = http.get(input.url, { agent, headers: input.headers }, (response) => {
+        response.resume();
+        response.on('end', () => {
+          if (response.statusCode !== 200) errors += 1;
+          latencies.push(performance.now() - begin);
+          resolve();
+        });
+      });
+      request.on('error', () => {
+        errors += 1;
+        resolve();
+      });
+    });
+  await Promise.all(
+    Array.from({ length: input.connections }, async () => {
+      while (performance.now() < deadline) await one();
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))] ?? 0;
+  return { requests: latencies.length, errors, seconds, p50: at(0.5), p99: at(0.99) };
+}
+
+if (!isMainThread) {
+  parentPort!.postMessage(await load(workerData as LoadInput));
+} else {
+  await main();
+}
+
+function loadInWorker(input: LoadInput): Promise<LoadResult> {
+  const worker = new Worker(new URL(import.meta.url), { workerData: input, execArgv: ['--import', 'tsx'] });
+  return new Promise((resolve, reject) => {
+    worker.once('message', (result: LoadResult) => void worker.terminate().then(() => resolve(result)));
+    worker.once('error', reject);
+  });
+}
+
+async function main(): Promise<void> {
+  process.env.LOG_LEVEL ??= 'warn';
+  const seconds = Number(process.argv[2] ?? 10);
+  const connections = Number(process.argv[3] ?? 50);
+  const vehicleCount = Number(process.argv[4] ?? 500);
+  const { Client, Connection } = await import('@temporalio/client');
+  const { startEmbeddedPostgres } = await import('../platform/embedded-postgres.js');
+  const { connectOrm, migrateDatabase } = await import('../db/orm.js');
+  const { seedTenant, demoOperatorClient } = await import('../db/seed.js');
+  const { createApp } = await import('../api/app.js');
+
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'fleetflow-bench-pg-'));
+  await fs.chmod(dataDir, 0o755);
+  const postgres = await startEmbeddedPostgres({ dataDir, port: 0, database: 'fleetflow_bench' });
+  const orm = await connectOrm(postgres.url);
+  // The list never talks to Temporal; a lazy connection is never opened.
+  const temporal = new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
+  try {
+    await migrateDatabase(orm);
+    const seed = await seedTenant(orm.em, 'bench', 'Bench Mobility');
+    await orm.em.getConnection().execute(
+      `insert into vehicle (tenant_id, code, branch_id, category_id, rental_state, service_state_v2, battery_level,
+         power_state, offline, locked, charging, tags, custom_properties, created_at, updated_at, virtual,
+         state_of_charge, latitude, longitude, last_seen_at)
+       select 'bench', 'BENCH-' || g, ?, (select min(id) from vehicle_category where tenant_id = 'bench'),
+         'AVAILABLE', 'FUNCTIONAL', 'HIGH', 'OFF', g % 7 = 0, true, false, '["bench"]', '{}', now(), now(), false,
+         20 + g % 80, 52.5 + (g % 100) / 1000.0, 13.4 + (g % 50) / 1000.0, now()
+       from generate_series(1, ?) g`,
+      [seed.branchId, Math.max(0, vehicleCount - 24)],
+    );
+    const app = createApp({
+      orm,
+      temporal,
+      taskQueue: 'bench',
+      jwtSecret: 'bench',
+      tokenTtlSeconds: 3600,
+      readinessChecks: {},
+    });
+    const server = app.listen(0);
+    await new Promise((resolve) => server.once('listening', resolve));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const tokenReply = await fetch(`${origin}/v1/bench/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        grant_type: 'client_credentials',
+        client_id: demoOperatorClient.clientId,
+        client_secret: demoOperatorClient.clientSecret,
+      }),
+    });
+    const { access_token: token } = (await tokenReply.json()) as { access_token: string };
+    const listUrl = `${origin}/v1/bench/back/vehicles?branchId=${seed.branchId}&size=50&page=3`;
+    const check = await fetch(listUrl, { headers: { authorization: `Bearer ${token}` } });
+    if (check.status !== 200 || ((await check.json()) as unknown[]).length !== 50)
+      throw new Error(`the list does not answer a page of 50: ${check.status}`);
+
+    const health = await loadInWorker({ url: `${origin}/health/live`, headers: {}, seconds, connections });
+    const list = await loadInWorker({
+      url: listUrl,
+      headers: { authorization: `Bearer ${token}` },
+      seconds,
+      connections,
+    });
+    const line = (name: string, r: LoadResult) =>
+      `  ${name.padEnd(38)} ${Math.round(r.requests / r.seconds)
+        .toLocaleString('en-US')
+        .padStart(
+          6,
+        )} req/s   p50 ${r.p50.toFixed(1).padStart(6)} ms   p99 ${r.p99.toFixed(1).padStart(6)} ms   errors ${r.errors}`;
+    console.log(`${connections} connections, ${seconds} s each, ${vehicleCount} vehicles in the branch`);
+    console.log(line('GET /health/live (baseline)', health));
+    console.log(line('GET /vehicles?branchId=…&size=50', list));
+    server.close();
+  } finally {
+    await orm.close();
+    await postgres.stop();
+    await fs.rm(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,809 @@
+// Fleet end to end: vehicles, categories, commands through the real broker and simulator, telemetry,
+// offline detection and IoT modules; every response validated against the OpenAPI documents.
+import { Branch, Event, IotModule, Vehicle, VehicleCommand, VehicleTelemetry } from '../db/entities/index.js';
+import { tenantEm } from '../db/orm.js';
+import { demoAppClient, demoOperatorClient } from '../db/seed.js';
+import { commandTopic, encodeMessage, telemetryTopic } from '../devices/protocol.js';
+import { markSilentVehiclesOffline } from '../workers/telemetry-ingestor.js';
+import {
+  applyVehicleReport,
+  categoryConfigurationProblems,
+  effectiveCategoryConfiguration,
+  vehicleReadiness,
+  type ReportedVehicleFields,
+  type VehicleReadinessInput,
+} from '../domain/vehicle.js';
+import type { TestBackend } from './support/stack.js';
+import { expectError, startHttpStack, type CallOptions, type HttpStack, type Reply } from './support/http.js';
+
+let stack: HttpStack;
+let backend: TestBackend;
+let operator: string;
+let app: string;
+
+const call = (method: string, path: string, options?: CallOptions): Promise<Reply> =>
+  stack.call(method, path, options);
+const em = () => tenantEm(backend.orm, backend.seed.tenant);
+const vehicles = () => em().find(Vehicle, {}, { orderBy: { id: 'asc' } });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until<T>(probe: () => Promise<T | undefined | false>, ms = 8000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(50);
+  }
+}
+
+const command = (vehicleId: number, body: Record<string, unknown>, process = 'SYNC', ret = 'DATA') =>
+  call(
+    'POST',
+    stack.back(`/vehicles/execute-command?process=${process}&return=${ret}&vehicleId=${vehicleId}`),
+    {
+      token: operator,
+      body,
+    },
+  );
+
+beforeAll(async () => {
+  stack = await startHttpStack();
+  backend = stack.backend;
+  operator = await stack.token(backend.seed.tenant, demoOperatorClient);
+  app = await stack.token(backend.seed.tenant, demoAppClient);
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('ready-to-rent rules (table of cases)', () => {
+  const ready: VehicleReadinessInput = {
+    rentalState: 'AVAILABLE',
+    serviceStateV2: 'FUNCTIONAL',
+    stateOfCharge: 80,
+    iotStateOfCharge: 80,
+    iotModuleLevel: 4.0,
+    offline: false,
+    charging: false,
+    categoryBookable: true,
+    configuration: { socLevels: { high: 60, medium: 25, low: 10 }, chargingLimit: 80 },
+  };
+  const cases: Array<[string, Partial<VehicleReadinessInput>, boolean, string[]]> = [
+    ['ready', {}, true, []],
+    ['INSPECT is operational', { serviceStateV2: 'INSPECT' }, true, []],
+    ['workshop', { serviceStateV2: 'SERVICE_WORKSHOP' }, false, ['OUT_OF_ORDER']],
+    ['LOW battery', { stateOfCharge: 15 }, false, ['BATTERY_TOO_LOW']],
+    ['unknown charge', { stateOfCharge: null }, false, ['BATTERY_TOO_LOW']],
+    ['ignoreSoC', { stateOfCharge: 5, configuration: { ignoreSoC: true } }, true, []],
+    ['offline', { offline: true }, false, ['OFFLINE']],
+    ['charging below limit', { charging: true, stateOfCharge: 70 }, false, ['MUST_REMAIN_ON_CHARGER']],
+    ['charging at limit', { charging: true, stateOfCharge: 80 }, true, []],
+    [
+      'station charging off',
+      {
+        charging: true,
+        stateOfCharge: 70,
+        configuration: { chargingLimit: 80, stationChargingToggle: false },
+      },
+      true,
+      [],
+    ],
+    [
+      'IoT state of charge',
+      { stateOfCharge: 90, iotStateOfCharge: 12, configuration: { useIoTSoCLevel: true } },
+      false,
+      ['BATTERY_TOO_LOW'],
+    ],
+    [
+      'IoT battery level (voltage)',
+      { stateOfCharge: 10, iotModuleLevel: 3.95, configuration: { useIoTBatteryLevel: true } },
+      true,
+      [],
+    ],
+    ['reserved', { rentalState: 'RESERVATION' }, false, []],
+    ['category not bookable', { categoryBookable: false }, false, []],
+    [
+      'every reason at once',
+      { serviceStateV2: 'LOST', stateOfCharge: 1, offline: true, charging: true },
+      false,
+      ['OUT_OF_ORDER', 'BATTERY_TOO_LOW', 'OFFLINE', 'MUST_REMAIN_ON_CHARGER'],
+    ],
+  ];
+  test.each(cases)('%s', (_name, change, available, reasons) => {
+    const readiness = vehicleReadiness({ ...ready, ...change });
+    expect(readiness.available).toBe(available);
+    expect(readiness.unavailabilityReasons).toEqual(reasons);
+  });
+
+  test('reports apply in device order: an older report never overwrites a newer one', () => {
+    const row: ReportedVehicleFields = {
+      batteryLevel: 'UNKNOWN',
+      locked: true,
+      powerState: 'OFF',
+      charging: false,
+    };
+    expect(applyVehicleReport(row, { at: '2026-01-01T10:00:05Z', locked: true, stateOfCharge: 70 }, {})).toBe(
+      true,
+    );
+    expect(
+      applyVehicleReport(row, { at: '2026-01-01T10:00:01Z', locked: false, stateOfCharge: 71 }, {}),
+    ).toBe(false);
+    expect(row).toMatchObject({ locked: true, stateOfCharge: 70, batteryLevel: 'HIGH' });
+  });
+
+  test('category configuration: inheritance and validation of every key', () => {
+    expect(
+      effectiveCategoryConfiguration([{ chargingLimit: 90 }, { chargingLimit: 80, ignoreSoC: true }]),
+    ).toEqual({ chargingLimit: 90, ignoreSoC: true });
+    expect(
+      categoryConfigurationProblems({ socLevels: { high: 60, medium: 25, low: 10 }, commands: ['LOCK'] }),
+    ).toEqual([]);
+    expect(categoryConfigurationProblems({ socLevels: { high: 10, medium: 25, low: 60 } })).toHaveLength(1);
+    expect(categoryConfigurationProblems({ chargingLimit: 101, ignoreSoC: 'yes', typo: 1 })).toHaveLength(3);
+    expect(categoryConfigurationProblems({ disallowedRentalOperations: ['FLY'] })).toHaveLength(1);
+    expect(
+      categoryConfigurationProblems({ rentalOperationOverrides: { START: { timeoutSeconds: 0 } } }),
+    ).toHaveLength(1);
+  });
+});
+
+describe('vehicles over HTTP', () => {
+  test('GET /vehicles is paged and branch-scoped, with availability and reasons', async () => {
+    const { branchId, cityBranchId } = backend.seed;
+    const page = await call('GET', stack.back(`/vehicles?branchId=${branchId}&size=5`), { token: operator });
+    expect(page.status).toBe(200);
+    expect(page.body).toHaveLength(5);
+    expect(page.headers.get('x-total-count')).toBe('24');
+    expect(page.headers.get('x-total-pages')).toBe('5');
+    const city = await call('GET', stack.back(`/vehicles?branchId=${cityBranchId}`), { token: operator });
+    expect(city.headers.get('x-total-count')).toBe('0');
+    const withChildren = await call(
+      'GET',
+      stack.back(`/vehicles?branchId=${cityBranchId}&includeChildBranches=true&size=50`),
+      {
+        token: operator,
+      },
+    );
+    expect(withChildren.body).toHaveLength(24);
+    const reasons = withChildren.body
+      .slice(-3)
+      .map((vehicle: { unavailabilityReasons: string[] }) => vehicle.unavailabilityReasons);
+    expect(reasons).toEqual([['OUT_OF_ORDER'], ['BATTERY_TOO_LOW'], ['MUST_REMAIN_ON_CHARGER']]);
+    expect(withChildren.body[0]).toMatchObject({
+      available: true,
+      unavailabilityReasons: [],
+      offline: false,
+    });
+    const search = await call('GET', stack.back(`/vehicles?branchId=${branchId}&search=B-FF`), {
+      token: operator,
+    });
+    expect(search.headers.get('x-total-count')).toBe('8');
+  });
+
+  test("another branch's vehicle and list are refused", async () => {
+    const { otherBranchId } = backend.seed;
+    const list = await call('GET', stack.back(`/vehicles?branchId=${otherBranchId}`), { token: operator });
+    expectError(list, 403, 'AUTH002');
+    const [vehicle] = await vehicles();
+    const foreign = em();
+    foreign.create(Vehicle, {
+      code: 'SPANDAU-1',
+      branch: foreign.getReference(Branch, otherBranchId),
+      category: vehicle!.category,
+    });
+    await foreign.flush();
+    const spandau = await em().findOneOrFail(Vehicle, { code: 'SPANDAU-1' });
+    expectError(
+      await call('GET', stack.back(`/vehicles/${spandau.id}`), { token: operator }),
+      403,
+      'AUTH002',
+    );
+    expectError(await command(spandau.id, { command: 'LOCATE' }), 403, 'AUTH002');
+    expectError(await call('GET', stack.back('/vehicles/999999'), { token: operator }), 404, 'V404');
+  });
+
+  test('GET by id and code; PATCH records service-state events; legal inspection date removable', async () => {
+    const [vehicle] = await vehicles();
+    const byCode = await call('GET', stack.back(`/vehicles/code/${encodeURIComponent(vehicle!.code)}`), {
+      token: operator,
+    });
+    expect(byCode.body.id).toBe(vehicle!.id);
+    const patched = await call('PATCH', stack.back(`/vehicles/${vehicle!.id}`), {
+      token: operator,
+      body: { serviceStateV2: 'INSPECT', legalInspectionDate: '2027-03-01', tags: ['demo'] },
+    });
+    expect(patched.body).toMatchObject({
+      serviceStateV2: 'INSPECT',
+      legalInspectionDate: '2027-03-01',
+      available: true,
+    });
+    expect(
+      await em().count(Event, { vehicleId: vehicle!.id, type: 'VEHICLE_SERVICE_STATE_V2_INSPECT' }),
+    ).toBe(1);
+    expect(
+      (await call('DELETE', stack.back(`/vehicles/${vehicle!.id}/legalInspectionDate`), { token: operator }))
+        .status,
+    ).toBe(204);
+    const back = await call('PATCH', stack.back(`/vehicles?code=${encodeURIComponent(vehicle!.code)}`), {
+      token: operator,
+      body: { serviceStateV2: 'FUNCTIONAL' },
+    });
+    expect(back.body).toMatchObject({ serviceStateV2: 'FUNCTIONAL', legalInspectionDate: null });
+    const log = await call(
+      'GET',
+      stack.back(`/vehicles/${vehicle!.id}/log-entries?typePrefix=VEHICLE_SERVICE`),
+      { token: operator },
+    );
+    expect(log.body.map((entry: { type: string }) => entry.type)).toContain(
+      'VEHICLE_SERVICE_STATE_V2_FUNCTIONAL',
+    );
+  });
+
+  test('app endpoints: list with maxStateOfCharge, by id, code and rotating uuid', async () => {
+    const all = await vehicles();
+    const low = await call('GET', stack.front('/vehicles?maxStateOfCharge=10'), { token: app });
+    expect(low.body.map((vehicle: { stateOfCharge: number }) => vehicle.stateOfCharge <= 10)).not.toContain(
+      false,
+    );
+    expect(low.body.length).toBeGreaterThan(0);
+    const uuid = all[1]!.rotatingUuid!;
+    const byUuid = await call('GET', stack.front(`/vehicles/rotating-uuid/${uuid}`), { token: app });
+    expect(byUuid.body.id).toBe(all[1]!.id);
+    expect((await call('GET', stack.front(`/vehicles/${all[1]!.id}`), { token: app })).body.code).toBe(
+      all[1]!.code,
+    );
+    expectError(
+      await call('GET', stack.front('/vehicles/rotating-uuid/6f1c7e8e-8d53-4c8e-9b7f-4a0e2a9d1c11'), {
+        token: app,
+      }),
+      404,
+      'V404',
+    );
+  });
+});
+
+describe('categories', () => {
+  test('a child sees its parent keys unless it overrides them; validation; delete in use is a conflict', async () => {
+    const parent = await call('POST', stack.back('/vehicles/categories-management'), {
+      token: operator,
+      body: {
+        name: 'Cargo bike',
+        configuration: {
+          socLevels: { high: 70, medium: 30, low: 10 },
+          chargingLimit: 85,
+          commands: ['LOCK', 'UNLOCK'],
+        },
+      },
+    });
+    expect(parent.status).toBe(201);
+    const child = await call('POST', stack.back('/vehicles/categories-management'), {
+      token: operator,
+      body: { name: 'Cargo bike XL', parentId: parent.body.id, configuration: { chargingLimit: 95 } },
+    });
+    expect(child.body.effectiveConfiguration).toMatchObject({
+      chargingLimit: 95,
+      commands: ['LOCK', 'UNLOCK'],
+      socLevels: { high: 70 },
+    });
+    expect(child.body.configuration).toEqual({ chargingLimit: 95 });
+    expectError(
+      await call('POST', stack.back('/vehicles/categories-management'), {
+        token: operator,
+        body: { name: 'Bad', configuration: { chargingLimit: 150 } },
+      }),
+      400,
+      'VC102',
+    );
+    expectError(
+      await call('PATCH', stack.back(`/vehicles/categories-management/${parent.body.id}`), {
+        token: operator,
+        body: { parentId: child.body.id },
+      }),
+      400,
+      'VC102',
+    );
+    expectError(
+      await call('DELETE', stack.back(`/vehicles/categories-management/${parent.body.id}`), {
+        token: operator,
+      }),
+      409,
+      'VC100',
+    );
+    const page = await call('GET', stack.back('/vehicles/categories-management?search=cargo&size=1'), {
+      token: operator,
+    });
+    expect(page.headers.get('x-total-count')).toBe('2');
+    const commands = await call('GET', stack.back('/vehicles/categories/commands'), { token: operator });
+    expect(
+      commands.body.find((entry: { categoryId: number }) => entry.categoryId === child.body.id).commands,
+    ).toEqual(['LOCK', 'UNLOCK']);
+    expect(
+      (
+        await call('DELETE', stack.back(`/vehicles/categories-management/${child.body.id}`), {
+          token: operator,
+        })
+      ).status,
+    ).toBe(204);
+    expect(
+      (await call('POST', stack.back('/vehicles/categories-management/reload'), { token: operator })).status,
+    ).toBe(200);
+  });
+});
+
+describe('execute-command through the broker and the simulator', () => {
+  test('SYNC answers the data, ASYNC only sends; each is a VEHICLE_COMMAND_ event', async () => {
+    const vehicle = (await vehicles())[12]!;
+    const sync = await command(vehicle.id, { command: 'LOCATE' });
+    expect(sync.status).toBe(200);
+    expect(sync.body).toMatchObject({ status: 'OK', data: { locked: true } });
+    const status = await command(vehicle.id, { command: 'ALARM_ON' }, 'SYNC', 'STATUS');
+    expect(status.body).toMatchObject({ status: 'OK', data: null });
+    const async = await command(vehicle.id, { command: 'ALARM_OFF' }, 'ASYNC', 'NONE');
+    expect(async.body).toMatchObject({ status: null, data: null });
+    await until(
+      async () => (await em().findOne(VehicleCommand, { commandId: async.body.commandId }))?.status === 'OK',
+    );
+    expect(await em().count(Event, { vehicleId: vehicle.id, type: { $like: 'VEHICLE_COMMAND_%' } })).toBe(3);
+    expect(backend.simulator.getVehicle(String(vehicle.id))?.alarmOn).toBe(false);
+  });
+
+  test('502 refused, 504 silent, 409 in progress, 410 retired module, A100 not configured, custom commands', async () => {
+    const list = await vehicles();
+    const refusing = list[15]!;
+    backend.simulator.setBehaviour(String(refusing.id), 'REFUSE');
+    expectError(await command(refusing.id, { command: 'LOCATE' }), 502, 'V502');
+    backend.simulator.setBehaviour(String(refusing.id), 'NORMAL');
+    const failed = await em().findOneOrFail(VehicleCommand, { vehicleId: refusing.id, status: 'REFUSED' });
+    expect(failed.failureReason).toEqual({ code: 'SIMULATED_REFUSAL', description: expect.any(String) });
+
+    const silent = list[16]!;
+    backend.simulator.setBehaviour(String(silent.id), 'SILENT');
+    const first = command(silent.id, { command: 'LOCATE' });
+    await sleep(300);
+    expectError(await command(silent.id, { command: 'REBOOT' }, 'ASYNC'), 409, 'V409');
+    expectError(await first, 504, 'V504');
+    backend.simulator.setBehaviour(String(silent.id), 'NORMAL');
+
+    // Scooters configure no OPEN_TAILBOX.
+    expectError(await command(list[0]!.id, { command: 'OPEN_TAILBOX' }), 403, 'A100');
+
+    const custom = await call(
+      'POST',
+      stack.back(
+        `/vehicles/execute-command?process=SYNC&return=DATA&vehicleCode=${encodeURIComponent(list[13]!.code)}`,
+      ),
+      {
+        token: operator,
+        body: { command: 'CUSTOM_COMMAND', customCommandName: 'blink', namedParameters: { times: 3 } },
+      },
+    );
+    expect(custom.body.data.custom).toEqual({ name: 'blink', parameters: { times: 3 } });
+    const both = await call(
+      'POST',
+      stack.back(
+        `/vehicles/execute-command?process=SYNC&return=DATA&vehicleId=${list[13]!.id}&vehicleCode=x`,
+      ),
+      { token: operator, body: { command: 'LOCATE' } },
+    );
+    expectError(both, 400, '0022');
+
+    const retired = await em().findOneOrFail(IotModule, { vehicleId: list[2]!.id });
+    const patch = await call('PATCH', stack.back(`/iot-modules/${retired.id}`), {
+      token: operator,
+      body: { state: 'RETIRED' },
+    });
+    expect(patch.body.state).toBe('RETIRED');
+    expectError(await command(list[2]!.id, { command: 'LOCATE' }), 410, 'V410');
+  }, 30_000);
+
+  test('a retried command (same command id) never acts twice on the device', async () => {
+    const vehicle = (await vehicles())[18]!;
+    const done = await command(vehicle.id, { command: 'REBOOT' });
+    const after = backend.simulator.getVehicle(String(vehicle.id))!.executedCommands;
+    // What a retried activity does: the same command id again. The device answers from its cache.
+    const now = new Date();
+    const again = encodeMessage({
+      commandId: done.body.commandId,
+      command: 'REBOOT',
+      issuedAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + 5000).toISOString(),
+    });
+    await backend.mqtt.publishAsync(commandTopic(backend.seed.tenant, String(vehicle.id)), again, { qos: 1 });
+    await sleep(300);
+    expect(backend.simulator.getVehicle(String(vehicle.id))!.executedCommands).toBe(after);
+    expect(await em().count(VehicleCommand, { commandId: done.body.commandId })).toBe(1);
+  });
+});
+
+describe('simulator modes through the broker', () => {
+  test('a slow answer outlives the first attempt; the retry reuses the command id, so the vehicle acts once', async () => {
+    const vehicle = (await vehicles())[1]!;
+    const before = backend.simulator.getVehicle(String(vehicle.id))!.executedCommands;
+    backend.simulator.setBehaviour(String(vehicle.id), 'SLOW');
+    try {
+      // 3 s answer, 1.5 s timeout: the second attempt (same command id) receives the first one's reply.
+      expect((await command(vehicle.id, { command: 'ALARM_ON' })).body).toMatchObject({ status: 'OK' });
+    } finally {
+      backend.simulator.setBehaviour(String(vehicle.id), 'NORMAL');
+    }
+    expect(backend.simulator.getVehicle(String(vehicle.id))!.executedCommands).toBe(before + 1);
+    const rows = await em().find(VehicleCommand, { vehicleId: vehicle.id, command: 'ALARM_ON' });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.status).toBe('OK');
+  }, 20_000);
+
+  test('a vehicle that goes offline and comes back is OFFLINE then ONLINE', async () => {
+    const vehicle = (await vehicles())[4]!;
+    backend.simulator.setBehaviour(String(vehicle.id), 'OFFLINE');
+    await until(async () => (await em().findOneOrFail(Vehicle, vehicle.id)).offline);
+    const offline = await call('GET', stack.back(`/vehicles/${vehicle.id}`), { token: operator });
+    expect(offline.body).toMatchObject({ available: false, unavailabilityReasons: ['OFFLINE'] });
+    backend.simulator.setBehaviour(String(vehicle.id), 'NORMAL');
+    await until(async () => !(await em().findOneOrFail(Vehicle, vehicle.id)).offline);
+    const types = (
+      await em().find(
+        Event,
+        { vehicleId: vehicle.id, type: { $in: ['VEHICLE_OFFLINE', 'VEHICLE_ONLINE'] } },
+        { orderBy: { id: 'asc' } },
+      )
+    ).map((e) => e.type);
+    expect(types).toEqual(['VEHICLE_ONLINE', 'VEHICLE_OFFLINE', 'VEHICLE_ONLINE']);
+  });
+});
+
+describe('telemetry, ordering and connectivity', () => {
+  test('every message lands in the history; an older report never overwrites the row', async () => {
+    const vehicle = (await vehicles())[20]!;
+    const topic = telemetryTopic(backend.seed.tenant, String(vehicle.id));
+    const base = Date.now() + 60_000;
+    const message = (offsetMs: number, locked: boolean, soc: number) =>
+      encodeMessage({
+        at: new Date(base + offsetMs).toISOString(),
+        position: { lat: 52.5, lng: 13.4 },
+        powerState: 'OFF',
+        locked,
+        stateOfCharge: soc,
+        hdop: 0.9,
+        speedKmh: 0,
+        maxSpeedKmh: 20,
+        batteries: [{ id: 'A', stateOfCharge: soc }],
+        batteryMaxCapacityWh: 550,
+      });
+    const stored = await em().count(VehicleTelemetry, { vehicleId: vehicle.id });
+    await backend.mqtt.publishAsync(topic, message(2000, true, 66), { qos: 1 });
+    await until(async () => (await em().findOneOrFail(Vehicle, vehicle.id)).stateOfCharge === 66);
+    await backend.mqtt.publishAsync(topic, message(1000, false, 64), { qos: 1 });
+    await until(async () => (await em().count(VehicleTelemetry, { vehicleId: vehicle.id })) >= stored + 2);
+    await sleep(200);
+    expect(await em().findOneOrFail(Vehicle, vehicle.id)).toMatchObject({ locked: true, stateOfCharge: 66 });
+    const history = await call('GET', stack.back(`/vehicles/${vehicle.id}/telemetry`), { token: operator });
+    expect(history.body[0]).toMatchObject({
+      stateOfCharge: 66,
+      hdop: 0.9,
+      maxSpeedKmh: 20,
+      batteryMaxCapacityWh: 550,
+    });
+    expect(history.headers.get('x-total-count')).toBe(String(stored + 2));
+  });
+
+  test('a silent vehicle goes offline; SYNC answers 504 at once; ASYNC queues and delivers once on reconnect', async () => {
+    const vehicle = (await vehicles())[19]!;
+    await sleep(300);
+    expect(
+      await markSilentVehiclesOffline(backend.orm, 200, new Date(), backend.seed.tenant),
+    ).toBeGreaterThan(0);
+    expect((await em().findOneOrFail(Vehicle, vehicle.id)).offline).toBe(true);
+    const started = Date.now();
+    expectError(await command(vehicle.id, { command: 'LOCATE' }), 504, 'V504');
+    expect(Date.now() - started).toBeLessThan(1000);
+    const before = backend.simulator.getVehicle(String(vehicle.id))!.executedCommands;
+    const queued = await command(
+      vehicle.id,
+      { command: 'ALARM_ON', queueIfOffline: true },
+      'ASYNC',
+      'STATUS',
+    );
+    expect(queued.body.status).toBe('QUEUED');
+    const cancelled = await command(
+      vehicle.id,
+      { command: 'ALARM_OFF', queueIfOffline: true },
+      'ASYNC',
+      'STATUS',
+    );
+    const cancel = await call(
+      'DELETE',
+      stack.back(`/vehicles/${vehicle.id}/activity/${encodeURIComponent(cancelled.body.commandId)}`),
+      { token: operator },
+    );
+    expect(cancel.body.status).toBe('CANCELLED');
+    const activity = await call('GET', stack.back(`/vehicles/${vehicle.id}/activity?status=QUEUED`), {
+      token: operator,
+    });
+    expect(activity.body).toHaveLength(1);
+    await backend.simulator.publishTelemetryNow(String(vehicle.id));
+    await until(
+      async () =>
+        (await em().findOneOrFail(VehicleCommand, { commandId: queued.body.commandId })).status === 'OK',
+    );
+    await backend.simulator.publishTelemetryNow(String(vehicle.id));
+    await sleep(300);
+    expect(backend.simulator.getVehicle(String(vehicle.id))).toMatchObject({
+      alarmOn: true,
+      executedCommands: before + 1,
+    });
+    // Every other vehicle of the tenant went silent too: bring them back for the following tests.
+    await backend.simulator.publishTelemetryNow();
+    await until(async () => (await em().count(Vehicle, { offline: true, code: { $ne: 'SPANDAU-1' } })) === 0);
+    expect(await em().count(Event, { vehicleId: vehicle.id, type: 'VEHICLE_OFFLINE' })).toBe(1);
+    expect(await em().count(Event, { vehicleId: vehicle.id, type: 'VEHICLE_ONLINE' })).toBe(2); // at start and on reconnect
+  });
+});
+
+describe('IoT modules', () => {
+  test('associate by exactly one identifier; MO codes; remove', async () => {
+    const vehicle = (await vehicles())[10]!;
+    expectError(
+      await call('POST', stack.back(`/vehicles/${vehicle.id}/iot-module`), { token: operator, body: {} }),
+      400,
+      'MO105',
+    );
+    expectError(
+      await call('POST', stack.back(`/vehicles/${vehicle.id}/iot-module`), {
+        token: operator,
+        body: { externalModuleId: 'nope' },
+      }),
+      404,
+      'MO103',
+    );
+    const associated = await call('POST', stack.back(`/vehicles/${vehicle.id}/iot-module`), {
+      token: operator,
+      body: { externalModuleId: 'IMEI-SPARE-0001' },
+    });
+    expect(associated.body.module).toMatchObject({ state: 'ASSIGNED', vehicleId: vehicle.id });
+    expectError(
+      await call('POST', stack.back('/iot-modules'), {
+        token: operator,
+        body: { externalId: 'IMEI-SPARE-0001', name: 'Dup' },
+      }),
+      409,
+      'MO100',
+    );
+    const removed = await call('DELETE', stack.back(`/vehicles/${vehicle.id}/iot-module`), {
+      token: operator,
+    });
+    expect(removed.body.module).toBeNull();
+    const module = await em().findOneOrFail(IotModule, { externalId: 'IMEI-SPARE-0001' });
+    expect(module.state).toBe('UNASSIGNED');
+    await call('PATCH', stack.back(`/iot-modules/${module.id}`), {
+      token: operator,
+      body: { state: 'RETIRED' },
+    });
+    expectError(
+      await call('PATCH', stack.back(`/iot-modules/${module.id}`), {
+        token: operator,
+        body: { state: 'NEW' },
+      }),
+      409,
+      'MO104',
+    );
+  });
+});
+
+describe('bulk operations, map and clusters', () => {
+  test('bulk operations report per-vehicle success and failure', async () => {
+    const list = await vehicles();
+    const spandau = await em().findOneOrFail(Vehicle, { code: 'SPANDAU-1' });
+    const { branchId, otherBranchId } = backend.seed;
+    const created = await call('POST', stack.back('/vehicles/bulk-create'), {
+      token: operator,
+      body: {
+        vehicles: [
+          { code: 'BULK-1', branchId, categoryId: list[0]!.category.id },
+          { code: list[0]!.code, branchId, categoryId: list[0]!.category.id },
+          { code: 'BULK-2', branchId: otherBranchId, categoryId: list[0]!.category.id },
+          { code: 'BULK-3', branchId, categoryId: 999999 },
+        ],
+      },
+    });
+    expect(created.status).toBe(200);
+    expect(created.body.successes.map((s: { index: number }) => s.index)).toEqual([0]);
+    expect(created.body.failures.map((f: { errorCode: string }) => f.errorCode)).toEqual([
+      'V100',
+      'AUTH002',
+      'VC404',
+    ]);
+
+    const ids = [list[5]!.id, spandau.id, 999999];
+    const tagged = await call('PATCH', stack.back('/vehicles/tags/bulk-update'), {
+      token: operator,
+      body: { vehicleIds: ids, addTags: ['winter'] },
+    });
+    expect(tagged.body.successes).toHaveLength(1);
+    expect(tagged.body.failures.map((f: { errorCode: string }) => f.errorCode)).toEqual(['AUTH002', 'V404']);
+    expect((await em().findOneOrFail(Vehicle, list[5]!.id)).tags).toContain('winter');
+
+    const tasks = await call('POST', stack.back('/vehicles/tasks/bulk-create'), {
+      token: operator,
+      body: { vehicleIds: ids, task: { title: 'Check brakes', priority: 'HIGH' } },
+    });
+    expect(tasks.body.successes).toHaveLength(1);
+    const notes = await call('POST', stack.back('/vehicles/notes/bulk-create'), {
+      token: operator,
+      body: { vehicleIds: [list[5]!.id], text: 'Scratch on the left side' },
+    });
+    expect(notes.body.successes).toHaveLength(1);
+    const details = await call('POST', stack.back('/vehicles/details'), {
+      token: operator,
+      body: { vehicleIds: [list[5]!.id, spandau.id] },
+    });
+    expect(details.body).toHaveLength(1);
+    expect(details.body[0]).toMatchObject({
+      openTasks: [{ title: 'Check brakes', priority: 'HIGH' }],
+      notes: [{ text: 'Scratch on the left side' }],
+    });
+    const overview = await call('GET', stack.back(`/vehicles/open-tasks-overview?branchId=${branchId}`), {
+      token: operator,
+    });
+    expect(overview.body).toEqual([
+      { vehicleId: list[5]!.id, code: list[5]!.code, openTasks: 1, highestPriority: 'HIGH' },
+    ]);
+    expect(
+      (await call('GET', stack.back(`/vehicles/${list[5]!.id}/tasks`), { token: operator })).body,
+    ).toHaveLength(1);
+
+    const byQuery = await call('POST', stack.back(`/vehicles/bulk-update?branchId=${branchId}`), {
+      token: operator,
+      body: { filter: { tag: 'winter' }, changes: { serviceStateV2: 'RELOCATE' } },
+    });
+    expect(byQuery.body.successes.map((s: { vehicleId: number }) => s.vehicleId)).toEqual([list[5]!.id]);
+    const byIds = await call('POST', stack.back('/vehicles/bulk-update-by-ids'), {
+      token: operator,
+      body: {
+        vehicleIds: [list[5]!.id, spandau.id],
+        changes: { serviceStateV2: 'FUNCTIONAL', removeTags: ['winter'] },
+      },
+    });
+    expect(byIds.body.failures).toEqual([
+      expect.objectContaining({ vehicleId: spandau.id, errorCode: 'AUTH002' }),
+    ]);
+    expect(await em().count(Event, { vehicleId: list[5]!.id, type: 'VEHICLE_BULK_UPDATE' })).toBe(2);
+  });
+
+  test('map leaves out retired and virtual vehicles; clusters aggregate on a grid', async () => {
+    const { branchId } = backend.seed;
+    const list = await vehicles();
+    await em().nativeUpdate(Vehicle, { id: list[6]!.id }, { serviceStateV2: 'RETIRED' });
+    await em().nativeUpdate(Vehicle, { id: list[7]!.id }, { virtual: true });
+    const map = await call('GET', stack.back(`/vehicles/map?branchId=${branchId}`), { token: operator });
+    const onMap = map.body.map((vehicle: { id: number }) => vehicle.id);
+    expect(onMap).not.toContain(list[6]!.id);
+    expect(onMap).not.toContain(list[7]!.id);
+    const box = 'minLat=52.4&minLng=13.3&maxLat=52.6&maxLng=13.5';
+    const coarse = await call('GET', stack.back(`/vehicles/clusters?branchId=${branchId}&${box}&zoom=8`), {
+      token: operator,
+    });
+    expect(coarse.body.type).toBe('FeatureCollection');
+    const total = coarse.body.features.reduce(
+      (sum: number, f: { properties: { count: number } }) => sum + f.properties.count,
+      0,
+    );
+    expect(total).toBe(onMap.length);
+    const fine = await call('GET', stack.back(`/vehicles/clusters?branchId=${branchId}&${box}&zoom=16`), {
+      token: operator,
+    });
+    expect(fine.body.features.length).toBeGreaterThan(coarse.body.features.length);
+    expectError(
+      await call(
+        'GET',
+        stack.back(
+          `/vehicles/clusters?branchId=${branchId}&minLat=53&minLng=13.3&maxLat=52&maxLng=13.5&zoom=3`,
+        ),
+        {
+          token: operator,
+        },
+      ),
+      400,
+      '0022',
+    );
+  });
+});
+
+describe('actions, activities and composite activities', () => {
+  const run = (kind: string, id: number, vehicleId: number) =>
+    call('POST', stack.back(`/vehicles/execute-${kind}/${id}?vehicleId=${vehicleId}`), { token: operator });
+
+  test('configured sequences run per category and role; a role that may not run it is refused', async () => {
+    const operations = await call('GET', stack.back('/vehicles-management/actions'), { token: operator });
+    const byName = (name: string) =>
+      operations.body.find((op: { name: string }) => op.name === name).id as number;
+    const list = await vehicles();
+    const scooter = list[9]!;
+    const car = list[8]!;
+
+    const locked = await run('action', byName('Lock and mark parked'), scooter.id);
+    expect(locked.status).toBe(200);
+    expect(locked.body.tags).toContain('parked');
+
+    const composite = await run('composite-activity', byName('Collect for charging'), scooter.id);
+    expect(composite.body.serviceStateV2).toBe('COLLECT');
+    expect(backend.simulator.getVehicle(String(scooter.id))?.alarmOn).toBe(false);
+    const commands = await em().find(VehicleCommand, { vehicleId: scooter.id }, { orderBy: { id: 'asc' } });
+    expect(commands.map((row) => row.command)).toEqual(['LOCK', 'ALARM_ON', 'ALARM_OFF']);
+
+    const workshop = await run('activity', byName('Send to workshop'), car.id);
+    expect(workshop.body.serviceStateV2).toBe('SERVICE_WORKSHOP');
+    // The operator holds "Fleet operations", not "Administrator".
+    expectError(await run('action', byName('Reboot IoT module'), scooter.id), 403, 'A100');
+    // Not configured for cars.
+    expectError(await run('action', byName('Lock and mark parked'), car.id), 403, 'A100');
+    // An activity id used as an action.
+    expectError(await run('action', byName('Send to workshop'), car.id), 404, 'VH404');
+    const perCategory = await call('GET', stack.back('/vehicles/categories/actions'), { token: operator });
+    expect(
+      perCategory.body.find((c: { categoryId: number }) => c.categoryId === car.category.id).actions,
+    ).toHaveLength(1);
+    await call('PATCH', stack.back(`/vehicles/${car.id}`), {
+      token: operator,
+      body: { serviceStateV2: 'FUNCTIONAL' },
+    });
+    await call('PATCH', stack.back(`/vehicles/${scooter.id}`), {
+      token: operator,
+      body: { serviceStateV2: 'FUNCTIONAL' },
+    });
+  }, 30_000);
+});
+
+describe('legacy maintenance and shortcuts', () => {
+  test('approach, deploy, leave, close record their events; calculate-route orders by stored positions', async () => {
+    const vehicle = (await vehicles())[11]!;
+    for (const step of ['approach', 'leave', 'close'])
+      expect(
+        (
+          await call('POST', stack.back(`/vehicles/maintenance/${step}?id=${vehicle.id}`), {
+            token: operator,
+          })
+        ).status,
+      ).toBe(200);
+    await em().nativeUpdate(Vehicle, { id: vehicle.id }, { serviceStateV2: 'MAINTENANCE' });
+    const deployed = await call(
+      'POST',
+      stack.back(`/vehicles/maintenance/deploy?code=${encodeURIComponent(vehicle.code)}`),
+      {
+        token: operator,
+      },
+    );
+    expect(deployed.body.serviceStateV2).toBe('FUNCTIONAL');
+    const types = (
+      await em().find(Event, { vehicleId: vehicle.id, type: { $like: 'VEHICLE_MAINTENANCE%' } })
+    ).map((e) => e.type);
+    expect(types.sort()).toEqual([
+      'VEHICLE_MAINTENANCE',
+      'VEHICLE_MAINTENANCE_APPROACH',
+      'VEHICLE_MAINTENANCE_CLOSE',
+      'VEHICLE_MAINTENANCE_DEPLOY',
+    ]);
+    expectError(
+      await call('POST', stack.back(`/vehicles/maintenance/close?id=${vehicle.id}&code=x`), {
+        token: operator,
+      }),
+      400,
+      '0022',
+    );
+    const list = await vehicles();
+    const route = await call('POST', stack.back('/vehicles/maintenance/calculate-route'), {
+      token: operator,
+      body: { start: { lat: 52.5219, lng: 13.4132 }, vehicleIds: [list[9]!.id, list[0]!.id, list[2]!.id] },
+    });
+    const feature = JSON.parse(route.body);
+    expect(feature.geometry.type).toBe('LineString');
+    expect(feature.properties.vehicleIds[0]).toBe(list[0]!.id); // parked at Alexanderplatz, the start
+    const located = await call('POST', stack.back(`/vehicles/${list[3]!.id}/locate`), { token: operator });
+    expect(located.status).toBe(200);
+    const refreshed = await call('POST', stack.back(`/vehicles/${list[3]!.id}/updateState`), {
+      token: operator,
+    });
+    expect(refreshed.body.id).toBe(list[3]!.id);
+  });
+});
