@@ -63,7 +63,7 @@ export const errorCatalogue = {
   'AUTH122': { code: 'AUTH122', meaning: 'email code expired', retryable: false, httpStatus: 401, source: 'spec' },
   'AUTH201': { code: 'AUTH201', meaning: 'email in use', retryable: false, httpStatus: 409, source: 'spec' },
   'AUTH202': { code: 'AUTH202', meaning: 'no user with that email', retryable: false, httpStatus: 404, source: 'spec' },
-  'AUTH203': { code: 'AUTH203', meaning: 'SMS code still valid', retryable: false, httpStatus: 409, source: 'spec' },
+  'AUTH203': { code: 'AUTH203', meaning: 'SMS code still valid', retryable: false, httpStatus: 429, source: 'spec' },
   'AUTH204': { code: 'AUTH204', meaning: 'social login already in use', retryable: false, httpStatus: 409, source: 'spec' },
   'AUTH205': { code: 'AUTH205', meaning: 'social login invalid', retryable: false, httpStatus: 401, source: 'spec' },
   'AUTH206': { code: 'AUTH206', meaning: 'phone in use', retryable: false, httpStatus: 409, source: 'spec' },
@@ -111,6 +111,14 @@ export const errorCatalogue = {
   'V404': { code: 'V404', meaning: 'vehicle not found', retryable: false, httpStatus: 404, source: 'spec' },
   // Groups (document 1)
   'UG131': { code: 'UG131', meaning: 'receipts instead of invoices require billing cycle PAY_AS_YOU_GO (USER_GROUP_RECEIPTS_INCOMPATIBLE)', retryable: false, httpStatus: 422, source: 'spec' },
+  'UG132': { code: 'UG132', meaning: 'maximum number of memberships of the business account reached', retryable: false, httpStatus: 422, source: 'project' },
+  'UG133': { code: 'UG133', meaning: 'the customer already belongs to (or asked to join) a business account', retryable: false, httpStatus: 409, source: 'project' },
+  'UG404': { code: 'UG404', meaning: 'business account not found', retryable: false, httpStatus: 404, source: 'project' },
+  'UG405': { code: 'UG405', meaning: 'membership or join request not found', retryable: false, httpStatus: 404, source: 'project' },
+  'UG406': { code: 'UG406', meaning: 'cost center not found', retryable: false, httpStatus: 404, source: 'project' },
+  'UG407': { code: 'UG407', meaning: 'cost center code already used in this business account', retryable: false, httpStatus: 409, source: 'project' },
+  'U604': { code: 'U604', meaning: 'terms and conditions not found', retryable: false, httpStatus: 404, source: 'project' },
+  'U605': { code: 'U605', meaning: 'terms already accepted by customers cannot change; publish a new version', retryable: false, httpStatus: 409, source: 'project' },
   // User management
   'U101': { code: 'U101', meaning: 'password breaks rules', retryable: false, httpStatus: 400, source: 'spec' },
   'U102': { code: 'U102', meaning: 'user exists', retryable: false, httpStatus: 409, source: 'spec' },

@@ -11,6 +11,15 @@ import { RoleAssignment } from './RoleAssignment.js';
 import { ApiClient } from './ApiClient.js';
 import { Setting } from './Setting.js';
 import { VehicleCommand } from './VehicleCommand.js';
+import { RefreshToken } from './RefreshToken.js';
+import { OneTimeCode } from './OneTimeCode.js';
+import { SignInThrottle } from './SignInThrottle.js';
+import { TermsAndConditions } from './TermsAndConditions.js';
+import { TermsAcceptance } from './TermsAcceptance.js';
+import { UserGroup } from './UserGroup.js';
+import { GroupMembership } from './GroupMembership.js';
+import { CostCenter } from './CostCenter.js';
+import { AppSigningKey } from './AppSigningKey.js';
 
 export {
   Tenant,
@@ -26,5 +35,14 @@ export {
   ApiClient,
   Setting,
   VehicleCommand,
+  RefreshToken,
+  OneTimeCode,
+  SignInThrottle,
+  TermsAndConditions,
+  TermsAcceptance,
+  UserGroup,
+  GroupMembership,
+  CostCenter,
+  AppSigningKey,
 };
 export { TenantScoped, TENANT_FILTER } from './TenantScoped.js';

@@ -1,9 +1,38 @@
-import { Customer } from '../../db/entities/index.js';
+import {
+  AppSigningKey,
+  CostCenter,
+  Customer,
+  GroupMembership,
+  OneTimeCode,
+  RefreshToken,
+  SignInThrottle,
+  TermsAcceptance,
+  TermsAndConditions,
+  UserGroup,
+} from '../../db/entities/index.js';
+import { customerAuthRoutes } from '../../api/routes/auth/customer.js';
+import { customerRoutes } from '../../api/routes/back/customers.js';
+import { termsRoutes } from '../../api/routes/back/terms.js';
+import { accountRoutes } from '../../api/routes/front/account.js';
 import { defineDomain } from './domain.js';
 
-/** The people who rent. */
+/** The people who rent: identity (sign-up, sign-in, tokens), profiles, terms, business accounts. */
 export const customerDomain = defineDomain({
   name: 'customers',
-  entities: [Customer],
-  permissions: { operational: ['CUSTOMER_READ'] },
+  entities: [
+    Customer,
+    RefreshToken,
+    OneTimeCode,
+    SignInThrottle,
+    AppSigningKey,
+    TermsAndConditions,
+    TermsAcceptance,
+    UserGroup,
+    GroupMembership,
+    CostCenter,
+  ],
+  permissions: {
+    operational: ['CUSTOMER_READ', 'CUSTOMER_WRITE', 'TERMS_MANAGE', 'GROUP_READ', 'GROUP_WRITE'],
+  },
+  routes: [...customerAuthRoutes, ...customerRoutes, ...termsRoutes, ...accountRoutes],
 });

@@ -1,0 +1,84 @@
+// Pure rules of customers and business accounts: verification states, terms acceptance, group rules.
+import { DomainError } from './errors.js';
+
+/** Licence verification states (the widest set); the other kinds use a subset (manualVerificationStates). */
+export const licenseVerificationStates = [
+  'UNVERIFIED',
+  'CREATED',
+  'PROCESSING',
+  'VERIFIED',
+  'REJECTED',
+  'RETRY',
+  'VERIFIED_BUT_NEEDS_CHECK',
+  'EXPIRED_LICENSE',
+  'REVIEW',
+  'PENDING_REVERIFICATION',
+] as const;
+export const manualVerificationStates = [
+  'UNVERIFIED',
+  'PROCESSING',
+  'VERIFIED',
+  'REJECTED',
+  'RETRY',
+] as const;
+export type VerificationState = (typeof licenseVerificationStates)[number];
+
+export const paymentStates = [
+  'NONE',
+  'PUSH_INITIATED',
+  'PUSH_COMPLETED',
+  'SOURCE_ADDED',
+  'INVOICING',
+] as const;
+
+/** Where a customer stands with the terms that apply to a branch. */
+export const termsAcceptanceStates = ['ACCEPTED', 'NOT_ACCEPTED', 'OUTDATED', 'NO_TERMS'] as const;
+export type TermsAcceptanceState = (typeof termsAcceptanceStates)[number];
+
+/**
+ * The acceptance state given the current terms version of a branch and the versions of that series the
+ * customer accepted: nothing accepted is NOT_ACCEPTED (U601), an older version only is OUTDATED (U602).
+ */
+export function termsAcceptanceState(
+  currentVersion: number | undefined,
+  acceptedVersions: readonly number[],
+): TermsAcceptanceState {
+  if (currentVersion === undefined) return 'NO_TERMS';
+  if (acceptedVersions.includes(currentVersion)) return 'ACCEPTED';
+  return acceptedVersions.length ? 'OUTDATED' : 'NOT_ACCEPTED';
+}
+
+/** U601 / U602 unless the customer accepted the current terms (or there are none). */
+export function assertTermsAccepted(state: TermsAcceptanceState): void {
+  if (state === 'NOT_ACCEPTED') throw new DomainError('U601', 'accept the terms and conditions first');
+  if (state === 'OUTDATED')
+    throw new DomainError('U602', 'the terms and conditions were updated; accept the new version');
+}
+
+export const billingCycles = ['PAY_AS_YOU_GO', 'WEEKLY', 'MONTHLY'] as const;
+export type BillingCycle = (typeof billingCycles)[number];
+
+export const membershipStates = ['ACTIVE', 'PENDING'] as const;
+export type MembershipState = (typeof membershipStates)[number];
+
+/** The tenant setting holding the defaults of new business accounts. */
+export const GROUP_SETTING_KEY = 'customers.groups';
+export const defaultGroupSettings = { billingCycle: 'MONTHLY' as BillingCycle, maxMembers: 50 };
+
+/** UG131: receipts instead of invoices only with PAY_AS_YOU_GO billing. */
+export function assertReceiptsCompatible(
+  billingCycle: BillingCycle,
+  useReceiptInsteadOfInvoice: boolean,
+): void {
+  if (useReceiptInsteadOfInvoice && billingCycle !== 'PAY_AS_YOU_GO')
+    throw new DomainError(
+      'UG131',
+      'useReceiptInsteadOfInvoice requires billing cycle PAY_AS_YOU_GO (USER_GROUP_RECEIPTS_INCOMPATIBLE)',
+    );
+}
+
+/** UG132 when adding `adding` members would exceed the account's maximum. */
+export function assertMembershipCapacity(current: number, adding: number, maxMembers: number): void {
+  if (current + adding > maxMembers)
+    throw new DomainError('UG132', `the business account allows at most ${maxMembers} members`);
+}
