@@ -14,6 +14,9 @@ import { customerAuthRoutes } from '../../api/routes/auth/customer.js';
 import { customerRoutes } from '../../api/routes/back/customers.js';
 import { termsRoutes } from '../../api/routes/back/terms.js';
 import { accountRoutes } from '../../api/routes/front/account.js';
+import { groupRoutes } from '../../api/routes/back/groups.js';
+import { frontGroupRoutes } from '../../api/routes/front/groups.js';
+import { costCenterRoutes } from '../../api/routes/front/cost-centers.js';
 import { defineDomain } from './domain.js';
 
 /** The people who rent: identity (sign-up, sign-in, tokens), profiles, terms, business accounts. */
@@ -34,5 +37,13 @@ export const customerDomain = defineDomain({
   permissions: {
     operational: ['CUSTOMER_READ', 'CUSTOMER_WRITE', 'TERMS_MANAGE', 'GROUP_READ', 'GROUP_WRITE'],
   },
-  routes: [...customerAuthRoutes, ...customerRoutes, ...termsRoutes, ...accountRoutes],
+  routes: [
+    ...customerAuthRoutes,
+    ...customerRoutes,
+    ...termsRoutes,
+    ...groupRoutes,
+    ...accountRoutes,
+    ...frontGroupRoutes,
+    ...costCenterRoutes,
+  ],
 });
