@@ -23,6 +23,37 @@ export const manualVerificationStates = [
 ] as const;
 export type VerificationState = (typeof licenseVerificationStates)[number];
 
+/** Kinds of verification; the customer carries one state per kind. */
+export const verificationKinds = ['LICENSE', 'ID_DOCUMENT', 'MANUAL', 'CUSTOM_EXTERNAL'] as const;
+export type VerificationKind = (typeof verificationKinds)[number];
+
+/** The customer field that follows each kind's newest attempt. */
+export const verificationStateField = {
+  LICENSE: 'licenseVerificationState',
+  ID_DOCUMENT: 'idVerificationState',
+  MANUAL: 'manualVerificationState',
+  CUSTOM_EXTERNAL: 'customExternalVerificationState',
+} as const satisfies Record<VerificationKind, string>;
+
+/** States an attempt waits in for an operator's decision (the review queue). */
+export const reviewableStates: readonly VerificationState[] = ['PROCESSING', 'REVIEW', 'VERIFIED_BUT_NEEDS_CHECK'];
+
+/** An operator's decision on an attempt in review: VERIFIED, REJECTED or RETRY (send new pictures). */
+export const verificationDecisions = ['VERIFIED', 'REJECTED', 'RETRY'] as const;
+export type VerificationDecision = (typeof verificationDecisions)[number];
+
+/** UV409 unless the attempt waits for review (a decided attempt is never decided again). */
+export function assertReviewable(state: VerificationState): void {
+  if (!reviewableStates.includes(state))
+    throw new DomainError('UV409', `the attempt is ${state}; only attempts in review can be decided`);
+}
+
+/** A new attempt is refused while one of the same kind is in review or already VERIFIED (UV409). */
+export function assertCanStartAttempt(current: VerificationState): void {
+  if (reviewableStates.includes(current) || current === 'VERIFIED')
+    throw new DomainError('UV409', `a ${current} verification of this kind exists`);
+}
+
 export const paymentStates = [
   'NONE',
   'PUSH_INITIATED',

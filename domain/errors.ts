@@ -117,6 +117,8 @@ export const errorCatalogue = {
   'UG405': { code: 'UG405', meaning: 'membership or join request not found', retryable: false, httpStatus: 404, source: 'project' },
   'UG406': { code: 'UG406', meaning: 'cost center not found', retryable: false, httpStatus: 404, source: 'project' },
   'UG407': { code: 'UG407', meaning: 'cost center code already used in this business account', retryable: false, httpStatus: 409, source: 'project' },
+  'UV404': { code: 'UV404', meaning: 'verification attempt or file not found', retryable: false, httpStatus: 404, source: 'project' },
+  'UV409': { code: 'UV409', meaning: 'verification not in a state that allows this (in review, already decided or verified)', retryable: false, httpStatus: 409, source: 'project' },
   'U604': { code: 'U604', meaning: 'terms and conditions not found', retryable: false, httpStatus: 404, source: 'project' },
   'U605': { code: 'U605', meaning: 'terms already accepted by customers cannot change; publish a new version', retryable: false, httpStatus: 409, source: 'project' },
   // User management

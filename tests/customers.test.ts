@@ -3,7 +3,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID as randomUUIDv4 } from 'node:crypto';
 import {
   ApiClient,
   AppSigningKey,
@@ -825,6 +825,170 @@ describe('business accounts', () => {
       (await call('DELETE', front(`/groups-management/${own.body.id}`), { token: owner.access_token }))
         .status,
     ).toBe(204);
+  });
+});
+
+describe('verification', () => {
+  const picture =
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+  const media = [{ label: 'FRONT', contentType: 'image/png', dataBase64: picture }];
+
+  test('manual attempt: review queue, media by file id, operator approves; RETRY resubmission; scope denials', async () => {
+    const { branchId, otherBranchId } = stack.backend.seed;
+    const customer = (
+      await call('POST', auth('/customer/sign-up'), {
+        body: {
+          email: uniqueEmail('verify'),
+          password: 'secret-pass-1',
+          firstName: 'V',
+          lastName: 'R',
+          acceptTnc: true,
+        },
+      })
+    ).body;
+    const started = await call('POST', front('/verifications'), {
+      token: customer.access_token,
+      body: { type: 'MANUAL', media },
+    });
+    expect(started.status).toBe(201);
+    expect(started.body).toMatchObject({
+      type: 'MANUAL',
+      state: 'PROCESSING',
+      guserId: customer.customerId,
+      media: [{ label: 'FRONT', sizeBytes: 70 }],
+    });
+    expectError(
+      await call('POST', front('/verifications'), {
+        token: customer.access_token,
+        body: { type: 'MANUAL', media },
+      }),
+      409,
+      'UV409',
+    );
+    const queue = await call('GET', back(`/verification-queue?branchId=${branchId}&size=200`), {
+      token: operatorToken,
+    });
+    expect(queue.body.map((v: { id: number }) => v.id)).toContain(started.body.id);
+    const file = await call(
+      'GET',
+      back(`/verification/media/${started.body.media[0].fileUuid}?branchId=${branchId}`),
+      { token: operatorToken },
+    );
+    expect(file.body).toMatchObject({ contentType: 'image/png', dataBase64: picture });
+    expectError(
+      await call('GET', back(`/verification-queue?branchId=${otherBranchId}`), { token: operatorToken }),
+      403,
+      'AUTH002',
+    );
+
+    const retry = await call('POST', back(`/verification/${started.body.id}/decision?branchId=${branchId}`), {
+      token: operatorToken,
+      body: { decision: 'RETRY', reason: 'blurred' },
+    });
+    expect(retry.body).toMatchObject({ state: 'RETRY', reason: 'blurred' });
+    expectError(
+      await call('POST', back(`/verification/${started.body.id}/decision?branchId=${branchId}`), {
+        token: operatorToken,
+        body: { decision: 'VERIFIED' },
+      }),
+      409,
+      'UV409',
+    );
+    const other = await signIn(demoCustomer.email, demoCustomer.password);
+    expectError(
+      await call('PATCH', front(`/verifications/${started.body.id}`), {
+        token: other.body.access_token,
+        body: { media },
+      }),
+      404,
+      'UV404',
+    );
+    const resubmitted = await call('PATCH', front(`/verifications/${started.body.id}`), {
+      token: customer.access_token,
+      body: { media },
+    });
+    expect(resubmitted.body.state).toBe('PROCESSING');
+    const approved = await call(
+      'POST',
+      back(`/verification/${started.body.id}/decision?branchId=${branchId}`),
+      {
+        token: operatorToken,
+        body: { decision: 'VERIFIED' },
+      },
+    );
+    expect(approved.body.state).toBe('VERIFIED');
+    const details = await call(
+      'GET',
+      back(`/customers/${customer.customerId}/details?branchId=${branchId}`),
+      { token: operatorToken },
+    );
+    expect(details.body.manualVerificationState).toBe('VERIFIED');
+    const list = await call(
+      'GET',
+      back(`/verification?branchId=${branchId}&guserId=${customer.customerId}&includeDetails=false`),
+      { token: operatorToken },
+    );
+    expect(list.body).toMatchObject([{ id: started.body.id, media: [], reason: null }]);
+    expectError(
+      await call(
+        'GET',
+        back(`/verification/${started.body.id}?branchId=${branchId}&attemptUuid=${randomUUIDv4()}`),
+        { token: operatorToken },
+      ),
+      404,
+      'UV404',
+    );
+    expect(
+      (await call('GET', front('/verifications'), { token: other.body.access_token })).body.map(
+        (v: { id: number }) => v.id,
+      ),
+    ).not.toContain(started.body.id);
+  });
+
+  test('licence attempts go to the provider adapter: its configured outcome, else review', async () => {
+    const customer = (
+      await call('POST', auth('/customer/sign-up'), {
+        body: {
+          email: uniqueEmail('licence'),
+          password: 'secret-pass-1',
+          firstName: 'L',
+          lastName: 'C',
+          acceptTnc: true,
+        },
+      })
+    ).body;
+    const review = await call('POST', front('/verifications'), {
+      token: customer.access_token,
+      body: { type: 'LICENSE', media },
+    });
+    expect(review.body).toMatchObject({ state: 'REVIEW', provider: 'configured' });
+    const setup = em();
+    setup.create(Setting, {
+      key: 'customers.verification',
+      name: 'Verification providers',
+      area: 'CORE',
+      valueType: 'JSON',
+      branchIds: [0],
+      value: { ID_DOCUMENT: 'REJECTED' },
+    });
+    await setup.flush();
+    const rejected = await call('POST', front('/verifications'), {
+      token: customer.access_token,
+      body: { type: 'ID_DOCUMENT', media },
+    });
+    expect(rejected.body.state).toBe('REJECTED');
+    expect((await call('GET', front('/account'), { token: customer.access_token })).body).toMatchObject({
+      licenseVerificationState: 'REVIEW',
+      idVerificationState: 'REJECTED',
+    });
+    expectError(
+      await call('POST', front('/verifications'), {
+        token: customer.access_token,
+        body: { type: 'MANUAL', media: [{ ...media[0], dataBase64: 'not base64!' }] },
+      }),
+      400,
+      '0022',
+    );
   });
 });
 

@@ -20,6 +20,8 @@ import { UserGroup } from './UserGroup.js';
 import { GroupMembership } from './GroupMembership.js';
 import { CostCenter } from './CostCenter.js';
 import { AppSigningKey } from './AppSigningKey.js';
+import { Verification } from './Verification.js';
+import { VerificationMedia } from './VerificationMedia.js';
 
 export {
   Tenant,
@@ -44,5 +46,7 @@ export {
   GroupMembership,
   CostCenter,
   AppSigningKey,
+  Verification,
+  VerificationMedia,
 };
 export { TenantScoped, TENANT_FILTER } from './TenantScoped.js';

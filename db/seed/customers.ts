@@ -8,12 +8,21 @@ import {
   TermsAcceptance,
   TermsAndConditions,
   UserGroup,
+  Verification,
+  VerificationMedia,
   type Branch,
   type Customer,
   type Tenant,
 } from '../entities/index.js';
 import { GROUP_SETTING_KEY, defaultGroupSettings } from '../../domain/customer.js';
 import { hashPassword } from '../../platform/passwords.js';
+import { randomUUID } from 'node:crypto';
+
+/** A 1×1 PNG: the demo licence picture waiting for review. */
+const demoPicture = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 /** The demo customer of the README: signs in at `POST /v1/demo/auth/customer/sign-in`. */
 export const demoCustomer = { email: 'anna.schmidt@example.com', password: 'anna-demo-2026' };
@@ -59,6 +68,36 @@ export async function seedCustomers(
     manualVerificationState: 'RETRY',
   } satisfies Partial<Customer>);
   Object.assign(deniz, { birthDate: '1998-01-20' } satisfies Partial<Customer>);
+
+  // Ben's licence waits in the operators' review queue; Clara's manual check was sent back (RETRY).
+  const bensLicence = tx.create(Verification, {
+    tenant,
+    attemptUuid: randomUUID(),
+    customer: ben,
+    kind: 'LICENSE',
+    state: 'PROCESSING',
+    provider: 'operator',
+  });
+  tx.create(VerificationMedia, {
+    tenant,
+    fileUuid: randomUUID(),
+    verification: bensLicence,
+    label: 'FRONT',
+    contentType: 'image/png',
+    data: demoPicture,
+    sizeBytes: demoPicture.length,
+  });
+  tx.create(Verification, {
+    tenant,
+    attemptUuid: randomUUID(),
+    customer: clara,
+    kind: 'MANUAL',
+    state: 'RETRY',
+    provider: 'operator',
+    reason: 'The picture is blurred; please send a sharper one.',
+    decidedBy: 'seed',
+    decidedAt: new Date(),
+  });
 
   const terms = tx.create(TermsAndConditions, {
     tenant,

@@ -2,6 +2,8 @@ import {
   AppSigningKey,
   CostCenter,
   Customer,
+  Verification,
+  VerificationMedia,
   GroupMembership,
   OneTimeCode,
   RefreshToken,
@@ -17,6 +19,8 @@ import { accountRoutes } from '../../api/routes/front/account.js';
 import { groupRoutes } from '../../api/routes/back/groups.js';
 import { frontGroupRoutes } from '../../api/routes/front/groups.js';
 import { costCenterRoutes } from '../../api/routes/front/cost-centers.js';
+import { verificationRoutes } from '../../api/routes/back/verifications.js';
+import { frontVerificationRoutes } from '../../api/routes/front/verifications.js';
 import { defineDomain } from './domain.js';
 
 /** The people who rent: identity (sign-up, sign-in, tokens), profiles, terms, business accounts. */
@@ -33,9 +37,18 @@ export const customerDomain = defineDomain({
     UserGroup,
     GroupMembership,
     CostCenter,
+    Verification,
+    VerificationMedia,
   ],
   permissions: {
-    operational: ['CUSTOMER_READ', 'CUSTOMER_WRITE', 'TERMS_MANAGE', 'GROUP_READ', 'GROUP_WRITE'],
+    operational: [
+      'CUSTOMER_READ',
+      'CUSTOMER_WRITE',
+      'TERMS_MANAGE',
+      'GROUP_READ',
+      'GROUP_WRITE',
+      'VERIFICATION_REVIEW',
+    ],
   },
   routes: [
     ...customerAuthRoutes,
@@ -45,5 +58,7 @@ export const customerDomain = defineDomain({
     ...accountRoutes,
     ...frontGroupRoutes,
     ...costCenterRoutes,
+    ...verificationRoutes,
+    ...frontVerificationRoutes,
   ],
 });

@@ -1,8 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
-export class Migration20261122103618_customers extends Migration {
+export class Migration20261122105026_customers extends Migration {
 
-  override name = 'Migration20261122103618_customers';
+  override name = 'Migration20261122105026_customers';
 
   override up(): void | Promise<void> {
     this.addSql(`create table "sign_in_throttle" ("id" serial primary key, "tenant_id" varchar(32) not null, "key" varchar(400) not null, "failures" int not null default 0, "blocked_until" timestamptz null);`);
@@ -33,6 +33,14 @@ export class Migration20261122103618_customers extends Migration {
 
     this.addSql(`create table "cost_center" ("id" serial primary key, "tenant_id" varchar(32) not null, "group_id" int not null, "code" varchar(64) not null, "name" varchar(200) not null, "description" varchar(1000) null, "created_at" timestamptz not null);`);
     this.addSql(`alter table "cost_center" add constraint "cost_center_tenant_id_group_id_code_unique" unique ("tenant_id", "group_id", "code");`);
+
+    this.addSql(`create table "verification" ("id" serial primary key, "tenant_id" varchar(32) not null, "attempt_uuid" uuid not null, "customer_id" int not null, "kind" varchar(32) not null, "state" varchar(32) not null, "provider" varchar(64) not null, "reason" varchar(1000) null, "decided_by" varchar(200) null, "decided_at" timestamptz null, "created_at" timestamptz not null);`);
+    this.addSql(`create index "verification_tenant_id_state_created_at_index" on "verification" ("tenant_id", "state", "created_at");`);
+    this.addSql(`create index "verification_tenant_id_customer_id_kind_index" on "verification" ("tenant_id", "customer_id", "kind");`);
+    this.addSql(`alter table "verification" add constraint "verification_attempt_uuid_unique" unique ("attempt_uuid");`);
+
+    this.addSql(`create table "verification_media" ("id" serial primary key, "tenant_id" varchar(32) not null, "file_uuid" uuid not null, "verification_id" int not null, "label" varchar(32) not null, "content_type" varchar(64) not null, "data" bytea not null, "size_bytes" int not null, "created_at" timestamptz not null);`);
+    this.addSql(`alter table "verification_media" add constraint "verification_media_file_uuid_unique" unique ("file_uuid");`);
 
     this.addSql(`alter table "customer" add "password_hash" varchar(300) null, add "email_is_verified" boolean not null default false, add "phone_is_verified" boolean not null default false, add "birth_date" date null, add "gender" varchar(16) null, add "street" varchar(200) null, add "house_number" varchar(32) null, add "address_addition" varchar(200) null, add "postcode" varchar(32) null, add "city" varchar(100) null, add "country" varchar(2) null, add "signup_settled" boolean not null default false, add "skip_pre_auth" boolean not null default false, add "payment_state" varchar(16) not null default 'NONE', add "license_verification_state" varchar(32) not null default 'UNVERIFIED', add "id_verification_state" varchar(32) not null default 'UNVERIFIED', add "manual_verification_state" varchar(32) not null default 'UNVERIFIED', add "custom_external_verification_state" varchar(32) not null default 'UNVERIFIED', add "external_reference" varchar(200) null, add "tags" jsonb not null default '[]';`);
     this.addSql(`create index "customer_tenant_id_birth_date_index" on "customer" ("tenant_id", "birth_date");`);
@@ -66,12 +74,19 @@ export class Migration20261122103618_customers extends Migration {
 
     this.addSql(`alter table "cost_center" add constraint "cost_center_tenant_id_foreign" foreign key ("tenant_id") references "tenant" ("id");`);
     this.addSql(`alter table "cost_center" add constraint "cost_center_group_id_foreign" foreign key ("group_id") references "user_group" ("id") on delete cascade;`);
+
+    this.addSql(`alter table "verification" add constraint "verification_tenant_id_foreign" foreign key ("tenant_id") references "tenant" ("id");`);
+    this.addSql(`alter table "verification" add constraint "verification_customer_id_foreign" foreign key ("customer_id") references "customer" ("id") on delete cascade;`);
+
+    this.addSql(`alter table "verification_media" add constraint "verification_media_tenant_id_foreign" foreign key ("tenant_id") references "tenant" ("id");`);
+    this.addSql(`alter table "verification_media" add constraint "verification_media_verification_id_foreign" foreign key ("verification_id") references "verification" ("id") on delete cascade;`);
   }
 
   override down(): void | Promise<void> {
     this.addSql(`alter table "terms_acceptance" drop constraint "terms_acceptance_terms_id_foreign";`);
     this.addSql(`alter table "group_membership" drop constraint "group_membership_group_id_foreign";`);
     this.addSql(`alter table "cost_center" drop constraint "cost_center_group_id_foreign";`);
+    this.addSql(`alter table "verification_media" drop constraint "verification_media_verification_id_foreign";`);
 
     this.addSql(`drop table if exists "sign_in_throttle" cascade;`);
     this.addSql(`drop table if exists "one_time_code" cascade;`);
@@ -82,6 +97,8 @@ export class Migration20261122103618_customers extends Migration {
     this.addSql(`drop table if exists "user_group" cascade;`);
     this.addSql(`drop table if exists "group_membership" cascade;`);
     this.addSql(`drop table if exists "cost_center" cascade;`);
+    this.addSql(`drop table if exists "verification" cascade;`);
+    this.addSql(`drop table if exists "verification_media" cascade;`);
 
     this.addSql(`drop index "customer_tenant_id_birth_date_index";`);
     this.addSql(`alter table "customer" drop constraint "customer_tenant_id_phone_number_unique";`);
