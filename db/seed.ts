@@ -225,7 +225,7 @@ export async function seedTenant(
       value: { center: { lat: 52.52, lng: 13.405 }, zoom: 14 },
       publicVisible: true,
     });
-    await seedCustomers(tx, { tenant, customers: customerRows, cityBranch: city });
+    await seedCustomers(tx, { tenant, customers: customerRows, cityBranch: city, businessUnit: unit });
     await tx.flush();
     return {
       tenant: tenantId,

@@ -36,7 +36,11 @@ export const verificationStateField = {
 } as const satisfies Record<VerificationKind, string>;
 
 /** States an attempt waits in for an operator's decision (the review queue). */
-export const reviewableStates: readonly VerificationState[] = ['PROCESSING', 'REVIEW', 'VERIFIED_BUT_NEEDS_CHECK'];
+export const reviewableStates: readonly VerificationState[] = [
+  'PROCESSING',
+  'REVIEW',
+  'VERIFIED_BUT_NEEDS_CHECK',
+];
 
 /** An operator's decision on an attempt in review: VERIFIED, REJECTED or RETRY (send new pictures). */
 export const verificationDecisions = ['VERIFIED', 'REJECTED', 'RETRY'] as const;

@@ -1071,6 +1071,59 @@ describe('operator customer tools and terms', () => {
       403,
       'AUTH002',
     );
+    expect(details.body).toMatchObject({ paymentSourceIsAvailable: true, creditStatus: 'GOOD' });
+    const sources = await call(
+      'GET',
+      back(`/customers/${customerIds[0]}/payment-sources?branchId=${branchId}`),
+      { token: operatorToken },
+    );
+    expect(sources.body).toMatchObject([{ providerReference: 'pm_demo_anna_visa', label: 'Visa •••• 4242' }]);
+    // An operations-only client holds no finance permission: no payment sources.
+    const ops = em();
+    const opsRole = await ops.findOneOrFail(Role, { name: 'Fleet operations' });
+    ops.create(ApiClient, {
+      clientId: 'ops-only',
+      name: 'Ops',
+      secretHash: await hashSecret('ops-only-secret'),
+      scopes: ['back'],
+    });
+    ops.create(RoleAssignment, {
+      role: opsRole,
+      subjectType: 'API_CLIENT',
+      subjectId: 'ops-only',
+      branch: stack.backend.seed.cityBranchId,
+    });
+    await ops.flush();
+    const opsToken = await stack.token(stack.backend.seed.tenant, {
+      clientId: 'ops-only',
+      clientSecret: 'ops-only-secret',
+    });
+    expectError(
+      await call('GET', back(`/customers/${customerIds[0]}/payment-sources?branchId=${branchId}`), {
+        token: opsToken,
+      }),
+      403,
+      'AUTH002',
+    );
+    const ratings = await call('GET', back(`/customers/${customerIds[0]}/ratings?branchId=${branchId}`), {
+      token: opsToken,
+    });
+    expect(ratings.body).toMatchObject([{ status: 'GOOD', score: 712 }]);
+    const part = await call('GET', back(`/customers/export?branchId=${branchId}&limit=2`), {
+      token: operatorToken,
+    });
+    expect(part.body.map((row: { id: number }) => row.id)).toEqual(customerIds.slice(0, 2));
+    const rest = await call(
+      'GET',
+      back(`/customers/export?branchId=${branchId}&afterId=${customerIds[1]}&limit=2`),
+      { token: operatorToken },
+    );
+    expect(rest.body[0]).toMatchObject({ id: customerIds[2], licenseVerificationState: 'REJECTED' });
+    expectError(
+      await call('GET', back(`/customers/export?branchId=${otherBranchId}`), { token: operatorToken }),
+      403,
+      'AUTH002',
+    );
     expectError(
       await call(
         'POST',

@@ -22,6 +22,8 @@ import { CostCenter } from './CostCenter.js';
 import { AppSigningKey } from './AppSigningKey.js';
 import { Verification } from './Verification.js';
 import { VerificationMedia } from './VerificationMedia.js';
+import { PaymentSource } from './PaymentSource.js';
+import { CreditRating } from './CreditRating.js';
 
 export {
   Tenant,
@@ -48,5 +50,7 @@ export {
   AppSigningKey,
   Verification,
   VerificationMedia,
+  PaymentSource,
+  CreditRating,
 };
 export { TenantScoped, TENANT_FILTER } from './TenantScoped.js';

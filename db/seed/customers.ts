@@ -10,7 +10,10 @@ import {
   UserGroup,
   Verification,
   VerificationMedia,
+  PaymentSource,
+  CreditRating,
   type Branch,
+  type BusinessUnit,
   type Customer,
   type Tenant,
 } from '../entities/index.js';
@@ -35,7 +38,12 @@ export const demoGroupCode = 'ACME-LOGISTICS';
  */
 export async function seedCustomers(
   tx: EntityManager,
-  { tenant, customers, cityBranch }: { tenant: Tenant; customers: Customer[]; cityBranch: Branch },
+  {
+    tenant,
+    customers,
+    cityBranch,
+    businessUnit,
+  }: { tenant: Tenant; customers: Customer[]; cityBranch: Branch; businessUnit: BusinessUnit },
 ): Promise<void> {
   const [anna, ben, clara, deniz] = customers as [Customer, Customer, Customer, Customer];
   Object.assign(anna, {
@@ -68,6 +76,26 @@ export async function seedCustomers(
     manualVerificationState: 'RETRY',
   } satisfies Partial<Customer>);
   Object.assign(deniz, { birthDate: '1998-01-20' } satisfies Partial<Customer>);
+
+  tx.create(PaymentSource, {
+    tenant,
+    customer: anna,
+    businessUnit,
+    type: 'CARD',
+    provider: 'demo-psp',
+    providerReference: 'pm_demo_anna_visa',
+    label: 'Visa •••• 4242',
+    expiry: '2029-12',
+    isDefault: true,
+  });
+  tx.create(CreditRating, {
+    tenant,
+    customer: anna,
+    provider: 'demo-credit',
+    status: 'GOOD',
+    score: 712,
+    checkedAt: new Date('2026-01-15T10:00:00Z'),
+  });
 
   // Ben's licence waits in the operators' review queue; Clara's manual check was sent back (RETRY).
   const bensLicence = tx.create(Verification, {

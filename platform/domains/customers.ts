@@ -11,6 +11,8 @@ import {
   TermsAcceptance,
   TermsAndConditions,
   UserGroup,
+  PaymentSource,
+  CreditRating,
 } from '../../db/entities/index.js';
 import { customerAuthRoutes } from '../../api/routes/auth/customer.js';
 import { customerRoutes } from '../../api/routes/back/customers.js';
@@ -20,6 +22,7 @@ import { groupRoutes } from '../../api/routes/back/groups.js';
 import { frontGroupRoutes } from '../../api/routes/front/groups.js';
 import { costCenterRoutes } from '../../api/routes/front/cost-centers.js';
 import { verificationRoutes } from '../../api/routes/back/verifications.js';
+import { customerRecordRoutes } from '../../api/routes/back/customer-records.js';
 import { frontVerificationRoutes } from '../../api/routes/front/verifications.js';
 import { defineDomain } from './domain.js';
 
@@ -39,6 +42,8 @@ export const customerDomain = defineDomain({
     CostCenter,
     Verification,
     VerificationMedia,
+    PaymentSource,
+    CreditRating,
   ],
   permissions: {
     operational: [
@@ -48,6 +53,7 @@ export const customerDomain = defineDomain({
       'GROUP_READ',
       'GROUP_WRITE',
       'VERIFICATION_REVIEW',
+      'CUSTOMER_EXPORT',
     ],
   },
   routes: [
@@ -59,6 +65,7 @@ export const customerDomain = defineDomain({
     ...frontGroupRoutes,
     ...costCenterRoutes,
     ...verificationRoutes,
+    ...customerRecordRoutes,
     ...frontVerificationRoutes,
   ],
 });

@@ -1,6 +1,12 @@
 // Operator customer tools: search, details per branch, terms acceptance, memberships.
 import { Type, type Static } from '@sinclair/typebox';
-import { Customer, GroupMembership, TermsAndConditions } from '../../../db/entities/index.js';
+import {
+  CreditRating,
+  Customer,
+  GroupMembership,
+  PaymentSource,
+  TermsAndConditions,
+} from '../../../db/entities/index.js';
 import { acceptTerms, termsStateOf } from '../../../db/identity.js';
 import { DomainError } from '../../../domain/errors.js';
 import {
@@ -60,6 +66,12 @@ const CustomerDetails = component(
       branchId: Id({ description: 'The branch the details (terms state) were computed for.' }),
       blockState: StringEnum(['BLOCKED', 'NOT_BLOCKED'] as const),
       paymentState: StringEnum(paymentStates),
+      paymentSourceIsAvailable: Type.Boolean(),
+      creditStatus: Nullable(
+        StringEnum(['GOOD', 'MEDIUM', 'BAD', 'UNKNOWN'] as const, {
+          description: 'Newest credit rating; null when never checked.',
+        }),
+      ),
       emailIsVerified: Type.Boolean(),
       phoneIsVerified: Type.Boolean(),
       licenseVerificationState: VerificationState,
@@ -173,15 +185,19 @@ export const customerDetails = defineRoute({
   errors: ['U106'],
   async handler({ em, tenant, params, query }) {
     const customer = await customerOrFail(em, params.customerId);
-    const [{ terms, state }, membership] = await Promise.all([
+    const [{ terms, state }, membership, sources, rating] = await Promise.all([
       termsStateOf(em, tenant, customer.id, query.branchId),
       em.findOne(GroupMembership, { customer, state: 'ACTIVE' }),
+      em.count(PaymentSource, { customer }),
+      em.findOne(CreditRating, { customer }, { orderBy: { checkedAt: 'desc', id: 'desc' } }),
     ]);
     return ok({
       ...toCustomerSummary(customer),
       branchId: query.branchId,
       blockState: customer.isBlocked ? 'BLOCKED' : 'NOT_BLOCKED',
       paymentState: customer.paymentState,
+      paymentSourceIsAvailable: sources > 0,
+      creditStatus: rating?.status ?? null,
       emailIsVerified: customer.emailIsVerified,
       phoneIsVerified: customer.phoneIsVerified,
       licenseVerificationState: customer.licenseVerificationState,
