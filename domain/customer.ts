@@ -117,3 +117,11 @@ export function assertMembershipCapacity(current: number, adding: number, maxMem
   if (current + adding > maxMembers)
     throw new DomainError('UG132', `the business account allows at most ${maxMembers} members`);
 }
+
+/** 0022 unless `value` (YYYY-MM-DD) is a real calendar day (the contract checks only its shape). */
+export function assertCalendarDate(value: string | null | undefined, field: string): void {
+  if (value === null || value === undefined) return;
+  const day = new Date(`${value}T00:00:00Z`);
+  if (Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== value)
+    throw new DomainError('0022', `${field} is not a calendar date`);
+}

@@ -12,7 +12,10 @@ import { createApp } from '../api/app.js';
 import { listen } from '../api/http-server.js';
 import { Customer, Tenant, Vehicle } from '../db/entities/index.js';
 import { tenantEm } from '../db/orm.js';
-import { demoAppClient, demoOperatorClient } from '../db/seed.js';
+import { demoOperatorClient } from '../db/seed.js';
+import { demoCustomer } from '../db/seed/customers.js';
+import { NodemailerSender } from '../platform/mail.js';
+import { OutboxSmsSender } from '../platform/sms.js';
 import { loadConfig, repoRoot } from '../platform/config.js';
 import { createLogger } from '../platform/logger.js';
 import { ensureSchemathesis } from '../platform/schemathesis.js';
@@ -68,6 +71,19 @@ async function issueToken(
   const body = (await response.json()) as { access_token?: string };
   if (response.status !== 200 || !body.access_token)
     throw new Error(`token for ${client.clientId}: ${response.status} ${JSON.stringify(body)}`);
+  return body.access_token;
+}
+
+/** An access token of the seeded demo customer (scope `front`). */
+async function customerToken(): Promise<string> {
+  const response = await fetch(`${baseUrl}/v1/${backend.seed.tenant}/auth/customer/sign-in`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(demoCustomer),
+  });
+  const body = (await response.json()) as { access_token?: string };
+  if (response.status !== 200 || !body.access_token)
+    throw new Error(`demo customer sign-in: ${response.status} ${JSON.stringify(body)}`);
   return body.access_token;
 }
 
@@ -291,7 +307,11 @@ beforeAll(async () => {
     });
   }
   await em.flush();
+  workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'fleetflow-fuzz-'));
   const app = createApp({
+    // Codes the fuzzer asks for are kept in the throwaway directory, not in the repository's .data.
+    mail: new NodemailerSender({ outboxDir: path.join(workDir, 'mail'), from: 'fuzz@fleetflow.localhost' }),
+    sms: new OutboxSmsSender(path.join(workDir, 'sms')),
     orm: backend.orm,
     temporal: backend.client,
     taskQueue: backend.taskQueue,
@@ -307,8 +327,9 @@ beforeAll(async () => {
   server = await listen(app, 0, '127.0.0.1');
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   tokens.back = await issueToken(demoOperatorClient, 'back');
-  tokens.front = await issueToken(demoAppClient, 'front');
-  workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'fleetflow-fuzz-'));
+  // The app document is fuzzed as the signed-in demo customer: its current-user routes refuse an app
+  // client token alone (0001), and every other app route accepts any front token.
+  tokens.front = await customerToken();
 }, 600_000);
 
 afterAll(async () => {

@@ -18,6 +18,7 @@ import {
   revokeFamily,
 } from '../../../db/identity.js';
 import { DomainError } from '../../../domain/errors.js';
+import { assertCalendarDate } from '../../../domain/customer.js';
 import {
   assertPasswordRules,
   identityTimings,
@@ -31,6 +32,7 @@ import { hashPassword, verifyPassword } from '../../../platform/passwords.js';
 import { created, defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';
 import { component, Id, Int, Str, StringEnum } from '../../kernel/schemas.js';
 import { signedRequest, type SignedEndpoint } from './signing.js';
+import { CalendarDate } from '../back/customers.js';
 
 const Email = Str(254, {
   minLength: 3,
@@ -223,7 +225,7 @@ const SignUp = component(
       firstName: Name,
       lastName: Name,
       phoneNumber: Type.Optional(Phone),
-      birthDate: Type.Optional(Type.String({ format: 'date', maxLength: 10 })),
+      birthDate: Type.Optional(CalendarDate()),
       acceptTnc: Type.Optional(AcceptTnc),
       branchId: Type.Optional(TermsBranch),
     },
@@ -256,6 +258,7 @@ export const customerSignUp = defineRoute({
     const { body } = ctx;
     await signed('SIGN_UP', () => body.email)(ctx);
     assertPasswordRules(body.password);
+    assertCalendarDate(body.birthDate, 'birthDate');
     const email = normaliseEmail(body.email);
     const phoneNumber = body.phoneNumber === undefined ? null : normalisePhoneNumber(body.phoneNumber);
     const passwordHash = await hashPassword(body.password);

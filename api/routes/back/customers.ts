@@ -13,11 +13,21 @@ import {
   licenseVerificationStates,
   paymentStates,
   termsAcceptanceStates,
+  assertCalendarDate,
   type TermsAcceptanceState,
 } from '../../../domain/customer.js';
 import { branchAncestry } from '../../../db/branches.js';
 import { defineRoute, ok } from '../../kernel/route.js';
 import { component, DateTime, Id, Nullable, Str, StringEnum } from '../../kernel/schemas.js';
+
+/** A calendar date between 1900 and 2099 (PostgreSQL has no year 0; nobody alive was born before 1900). */
+export const CalendarDate = (options: Record<string, unknown> = {}) =>
+  Type.String({
+    format: 'date',
+    pattern: '^(19|20)[0-9]{2}-[0-9]{2}-[0-9]{2}$',
+    maxLength: 10,
+    ...options,
+  });
 
 const VerificationState = component('VerificationState', StringEnum(licenseVerificationStates));
 export const TermsAcceptanceStateSchema = component(
@@ -126,8 +136,8 @@ export const searchCustomers = defineRoute({
   query: Type.Object({
     ...BranchQuery.properties,
     email: Type.Optional(Str(254, { minLength: 1 })),
-    birthDateFrom: Type.Optional(Type.String({ format: 'date', maxLength: 10 })),
-    birthDateTo: Type.Optional(Type.String({ format: 'date', maxLength: 10 })),
+    birthDateFrom: Type.Optional(CalendarDate()),
+    birthDateTo: Type.Optional(CalendarDate()),
     signupSettled: Type.Optional(Type.Boolean()),
     searchText: Type.Optional(Str(100, { minLength: 1 })),
   }),
@@ -140,6 +150,8 @@ export const searchCustomers = defineRoute({
   responses: { 200: { description: 'Matching customers', schema: Type.Array(CustomerSummary) } },
   errors: [],
   async handler({ em, query, page }) {
+    assertCalendarDate(query.birthDateFrom, 'birthDateFrom');
+    assertCalendarDate(query.birthDateTo, 'birthDateTo');
     const where: Record<string, unknown> = {};
     if (query.email !== undefined) where.email = query.email.trim().toLowerCase();
     if (query.signupSettled !== undefined) where.signupSettled = query.signupSettled;

@@ -3,9 +3,10 @@ import { Type, type Static } from '@sinclair/typebox';
 import { TermsAndConditions, type Customer } from '../../../db/entities/index.js';
 import { acceptTerms, termsStateOf } from '../../../db/identity.js';
 import { DomainError } from '../../../domain/errors.js';
+import { assertCalendarDate } from '../../../domain/customer.js';
 import { defineRoute, ok } from '../../kernel/route.js';
 import { component, DateTime, Id, Nullable, Str } from '../../kernel/schemas.js';
-import { TermsAcceptanceStateSchema } from '../back/customers.js';
+import { CalendarDate, TermsAcceptanceStateSchema } from '../back/customers.js';
 import { TermsSchema, toTerms } from '../back/terms.js';
 
 const MyAccount = component(
@@ -95,7 +96,7 @@ export const updateMyAccount = defineRoute({
       {
         firstName: Type.Optional(Str(100, { minLength: 1 })),
         lastName: Type.Optional(Str(100, { minLength: 1 })),
-        birthDate: Type.Optional(Nullable(Type.String({ format: 'date', maxLength: 10 }))),
+        birthDate: Type.Optional(Nullable(CalendarDate())),
         street: Text(200),
         houseNumber: Text(32),
         addressAddition: Text(200),
@@ -111,6 +112,7 @@ export const updateMyAccount = defineRoute({
   errors: [],
   async handler(ctx) {
     const customer = await ctx.customer();
+    assertCalendarDate(ctx.body.birthDate, 'birthDate');
     Object.assign(customer, ctx.body);
     customer.signupSettled = Boolean(
       customer.firstName &&
