@@ -206,6 +206,51 @@ async function mailCode(
   };
 }
 
+/** What a create-or-sign-in code flow differs in: its code, its identity field and its codes. */
+interface CodeSignIn {
+  method: 'email-code' | 'phone-code';
+  purpose: CodePurpose;
+  /** Normalised e-mail or phone number: the code's target and the account's identity. */
+  target: string;
+  code: string;
+  expired: 'AUTH122' | 'AUTH103';
+  mismatch: 'AUTH119' | 'AUTH102';
+  /** The existing account of the target. */
+  find: (em: EntityManager) => Promise<Customer | null>;
+  /** Fields of a new account (the caller checks what it needs beyond names). */
+  newAccount: () => Partial<Customer> & Pick<Customer, 'email'>;
+  /** Marks the target verified on an existing account. */
+  verified: (customer: Customer) => void;
+  names: { firstName?: string; lastName?: string; acceptTnc?: boolean; branchId?: number };
+}
+
+/**
+ * A code signs in the account of its target, or creates it (create-or-sign-in): three wrong codes block
+ * (RL100), an expired code has its own code, a new account needs names (U130.5/.6) and the terms.
+ */
+async function signInWithCode(ctx: Ctx, flow: CodeSignIn): Promise<CustomerSession> {
+  const key = throttleKey(flow.method, flow.target);
+  await assertSignInAllowed(ctx.em, key);
+  const digest = (value: string) => ctx.services.tokens.digest(value);
+  const outcome = await consumeCode(ctx.em, digest, flow.purpose, flow.target, flow.code);
+  if (outcome === 'expired') throw new DomainError(flow.expired);
+  if (outcome !== 'ok') return failAttempt(ctx, flow.method, flow.target, new DomainError(flow.mismatch));
+  return ctx.em.transactional(async (tx) => {
+    await clearSignInFailures(tx, key);
+    let customer = await flow.find(tx);
+    const creating = !customer;
+    if (!customer) {
+      const fields = flow.newAccount();
+      const { firstName, lastName } = flow.names;
+      if (!firstName) throw new DomainError('U130.5');
+      if (!lastName) throw new DomainError('U130.6');
+      customer = await createCustomer(tx, { ...fields, firstName, lastName });
+    } else flow.verified(customer);
+    await applyTerms(ctx, tx, customer, flow.names.acceptTnc, flow.names.branchId, creating);
+    return sessionFor(ctx, tx, customer, creating);
+  });
+}
+
 const mailFailure = (code: 'A219' | 'A209' | 'A201') => (error: unknown) => {
   if (error instanceof DomainError) throw error;
   throw new DomainError(code, 'the e-mail could not be sent; try again', undefined, { cause: error });
@@ -390,32 +435,17 @@ export const emailCodeSignIn = defineRoute({
   async handler(ctx) {
     const { body } = ctx;
     const email = normaliseEmail(body.email);
-    await assertSignInAllowed(ctx.em, throttleKey('email-code', email));
-    const outcome = await consumeCode(
-      ctx.em,
-      (value) => ctx.services.tokens.digest(value),
-      'EMAIL_SIGN_IN',
-      email,
-      body.code,
-    );
-    if (outcome === 'expired') throw new DomainError('AUTH122');
-    if (outcome !== 'ok') return failAttempt(ctx, 'email-code', email, new DomainError('AUTH119'));
-    const session = await ctx.em.transactional(async (tx) => {
-      await clearSignInFailures(tx, throttleKey('email-code', email));
-      let customer = await tx.findOne(Customer, { email });
-      const creating = !customer;
-      if (!customer) {
-        if (!body.firstName) throw new DomainError('U130.5');
-        if (!body.lastName) throw new DomainError('U130.6');
-        customer = await createCustomer(tx, {
-          email,
-          firstName: body.firstName,
-          lastName: body.lastName,
-          emailIsVerified: true,
-        });
-      } else customer.emailIsVerified = true;
-      await applyTerms(ctx, tx, customer, body.acceptTnc, body.branchId, creating);
-      return sessionFor(ctx, tx, customer, creating);
+    const session = await signInWithCode(ctx, {
+      method: 'email-code',
+      purpose: 'EMAIL_SIGN_IN',
+      target: email,
+      code: body.code,
+      expired: 'AUTH122',
+      mismatch: 'AUTH119',
+      find: (em) => em.findOne(Customer, { email }),
+      newAccount: () => ({ email, emailIsVerified: true }),
+      verified: (customer) => void (customer.emailIsVerified = true),
+      names: body,
     });
     return ok(session, { headers: noCache });
   },
@@ -494,34 +524,20 @@ export const phoneCodeSignIn = defineRoute({
   async handler(ctx) {
     const { body } = ctx;
     const phoneNumber = normalisePhoneNumber(body.phoneNumber);
-    await assertSignInAllowed(ctx.em, throttleKey('phone-code', phoneNumber));
-    const outcome = await consumeCode(
-      ctx.em,
-      (value) => ctx.services.tokens.digest(value),
-      'PHONE_SIGN_IN',
-      phoneNumber,
-      body.code,
-    );
-    if (outcome === 'expired') throw new DomainError('AUTH103');
-    if (outcome !== 'ok') return failAttempt(ctx, 'phone-code', phoneNumber, new DomainError('AUTH102'));
-    const session = await ctx.em.transactional(async (tx) => {
-      await clearSignInFailures(tx, throttleKey('phone-code', phoneNumber));
-      let customer = await tx.findOne(Customer, { phoneNumber });
-      const creating = !customer;
-      if (!customer) {
+    const session = await signInWithCode(ctx, {
+      method: 'phone-code',
+      purpose: 'PHONE_SIGN_IN',
+      target: phoneNumber,
+      code: body.code,
+      expired: 'AUTH103',
+      mismatch: 'AUTH102',
+      find: (em) => em.findOne(Customer, { phoneNumber }),
+      newAccount: () => {
         if (!body.email) throw new DomainError('U130.3');
-        if (!body.firstName) throw new DomainError('U130.5');
-        if (!body.lastName) throw new DomainError('U130.6');
-        customer = await createCustomer(tx, {
-          email: normaliseEmail(body.email),
-          phoneNumber,
-          firstName: body.firstName,
-          lastName: body.lastName,
-          phoneIsVerified: true,
-        });
-      } else customer.phoneIsVerified = true;
-      await applyTerms(ctx, tx, customer, body.acceptTnc, body.branchId, creating);
-      return sessionFor(ctx, tx, customer, creating);
+        return { email: normaliseEmail(body.email), phoneNumber, phoneIsVerified: true };
+      },
+      verified: (customer) => void (customer.phoneIsVerified = true),
+      names: body,
     });
     return ok(session, { headers: noCache });
   },

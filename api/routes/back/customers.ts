@@ -29,6 +29,41 @@ export const CalendarDate = (options: Record<string, unknown> = {}) =>
     ...options,
   });
 
+/** The postal address fields of a customer or business account, null where unknown. */
+export function addressOf(holder: {
+  street?: string | null;
+  houseNumber?: string | null;
+  addressAddition?: string | null;
+  postcode?: string | null;
+  city?: string | null;
+  country?: string | null;
+}) {
+  return {
+    street: holder.street ?? null,
+    houseNumber: holder.houseNumber ?? null,
+    addressAddition: holder.addressAddition ?? null,
+    postcode: holder.postcode ?? null,
+    city: holder.city ?? null,
+    country: holder.country ?? null,
+  };
+}
+
+/**
+ * The filter of a `searchText`: the start of first name, last name, e-mail or phone number (LIKE
+ * wildcards in the text are taken literally).
+ */
+export function customerTextFilter(searchText: string) {
+  const prefix = `${searchText.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return {
+    $or: [
+      { firstName: { $ilike: prefix } },
+      { lastName: { $ilike: prefix } },
+      { email: { $ilike: prefix } },
+      { phoneNumber: { $like: prefix } },
+    ],
+  };
+}
+
 const VerificationState = component('VerificationState', StringEnum(licenseVerificationStates));
 export const TermsAcceptanceStateSchema = component(
   'TermsAndConditionsAcceptanceState',
@@ -160,15 +195,7 @@ export const searchCustomers = defineRoute({
         ...(query.birthDateFrom !== undefined ? { $gte: query.birthDateFrom } : {}),
         ...(query.birthDateTo !== undefined ? { $lte: query.birthDateTo } : {}),
       };
-    if (query.searchText !== undefined) {
-      const prefix = `${query.searchText.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      where.$or = [
-        { firstName: { $ilike: prefix } },
-        { lastName: { $ilike: prefix } },
-        { email: { $like: prefix.toLowerCase() } },
-        { phoneNumber: { $like: prefix } },
-      ];
-    }
+    if (query.searchText !== undefined) Object.assign(where, customerTextFilter(query.searchText));
     const [rows, total] = await em.findAndCount(Customer, where, {
       orderBy: { id: 'asc' },
       limit: page.size,
@@ -223,12 +250,7 @@ export const customerDetails = defineRoute({
       tags: customer.tags,
       gender: customer.gender ?? null,
       externalReference: customer.externalReference ?? null,
-      street: customer.street ?? null,
-      houseNumber: customer.houseNumber ?? null,
-      addressAddition: customer.addressAddition ?? null,
-      postcode: customer.postcode ?? null,
-      city: customer.city ?? null,
-      country: customer.country ?? null,
+      ...addressOf(customer),
       homeBusinessUnitId: customer.homeBusinessUnit?.id ?? null,
       userGroupId: membership?.group.id ?? null,
     });

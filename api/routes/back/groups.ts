@@ -13,7 +13,7 @@ import { DomainError } from '../../../domain/errors.js';
 import { assertReceiptsCompatible, billingCycles, membershipStates } from '../../../domain/customer.js';
 import { created, defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';
 import { component, DateTime, Id, Int, Nullable, Str, StringEnum } from '../../kernel/schemas.js';
-import { CustomerSummary, toCustomerSummary } from './customers.js';
+import { addressOf, CustomerSummary, customerTextFilter, toCustomerSummary } from './customers.js';
 
 const CostCenterRef = component(
   'CostCenterRef',
@@ -86,12 +86,7 @@ export async function toGroups(
       requireDrivingLog: group.requireDrivingLog,
       shouldIgnoreBCategoryRentalRequirement: group.shouldIgnoreBCategoryRentalRequirement,
     },
-    street: group.street ?? null,
-    houseNumber: group.houseNumber ?? null,
-    addressAddition: group.addressAddition ?? null,
-    postcode: group.postcode ?? null,
-    city: group.city ?? null,
-    country: group.country ?? null,
+    ...addressOf(group),
     createdAt: group.createdAt.toISOString(),
   }));
 }
@@ -319,17 +314,7 @@ export async function listMembers(
   state: 'ACTIVE' | 'PENDING' = 'ACTIVE',
 ): Promise<[GroupMembership[], number]> {
   const where: Record<string, unknown> = { group: groupId, state };
-  if (searchText !== undefined) {
-    const prefix = `${searchText.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    where.customer = {
-      $or: [
-        { firstName: { $ilike: prefix } },
-        { lastName: { $ilike: prefix } },
-        { email: { $ilike: prefix } },
-        { phoneNumber: { $like: prefix } },
-      ],
-    };
-  }
+  if (searchText !== undefined) where.customer = customerTextFilter(searchText);
   return em.findAndCount(GroupMembership, where, {
     populate: ['customer'],
     orderBy: { id: 'asc' },

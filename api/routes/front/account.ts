@@ -6,7 +6,7 @@ import { DomainError } from '../../../domain/errors.js';
 import { assertCalendarDate } from '../../../domain/customer.js';
 import { defineRoute, ok } from '../../kernel/route.js';
 import { component, DateTime, Id, Nullable, Str } from '../../kernel/schemas.js';
-import { CalendarDate, TermsAcceptanceStateSchema } from '../back/customers.js';
+import { addressOf, CalendarDate, TermsAcceptanceStateSchema } from '../back/customers.js';
 import { TermsSchema, toTerms } from '../back/terms.js';
 
 const MyAccount = component(
@@ -48,12 +48,7 @@ function toMyAccount(customer: Customer): Static<typeof MyAccount> {
     phoneNumber: customer.phoneNumber ?? null,
     phoneIsVerified: customer.phoneIsVerified,
     birthDate: customer.birthDate ?? null,
-    street: customer.street ?? null,
-    houseNumber: customer.houseNumber ?? null,
-    addressAddition: customer.addressAddition ?? null,
-    postcode: customer.postcode ?? null,
-    city: customer.city ?? null,
-    country: customer.country ?? null,
+    ...addressOf(customer),
     signupSettled: customer.signupSettled,
     licenseVerificationState: customer.licenseVerificationState,
     idVerificationState: customer.idVerificationState,
