@@ -119,6 +119,8 @@ export const errorCatalogue = {
   'UG407': { code: 'UG407', meaning: 'cost center code already used in this business account', retryable: false, httpStatus: 409, source: 'project' },
   'UV404': { code: 'UV404', meaning: 'verification attempt or file not found', retryable: false, httpStatus: 404, source: 'project' },
   'UV409': { code: 'UV409', meaning: 'verification not in a state that allows this (in review, already decided or verified)', retryable: false, httpStatus: 409, source: 'project' },
+  'UG408': { code: 'UG408', meaning: 'a customer named in the request does not exist', retryable: false, httpStatus: 422, source: 'project' },
+  'UG409': { code: 'UG409', meaning: 'the default cost center or business unit named is not valid for this business account', retryable: false, httpStatus: 422, source: 'project' },
   'U604': { code: 'U604', meaning: 'terms and conditions not found', retryable: false, httpStatus: 404, source: 'project' },
   'U605': { code: 'U605', meaning: 'terms already accepted by customers cannot change; publish a new version', retryable: false, httpStatus: 409, source: 'project' },
   // User management

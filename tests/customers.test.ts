@@ -625,6 +625,14 @@ describe('business accounts', () => {
       409,
       'UG133',
     );
+    expectError(
+      await call('POST', back(`/groups/${id}/members`), {
+        token: operatorToken,
+        body: { customerIds: [2147483647] },
+      }),
+      422,
+      'UG408',
+    );
     const added = await call('POST', back(`/groups/${id}/members`), {
       token: operatorToken,
       body: { customerIds: [clara] },

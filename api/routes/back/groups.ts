@@ -188,7 +188,7 @@ export const createUserGroup = defineRoute({
       headers: { Location: { description: 'The new account.', schema: Str(200) } },
     },
   },
-  errors: ['UG131', 'UG133', 'U106', 'B405'],
+  errors: ['UG131', 'UG133', 'U106', 'UG409'],
   async handler({ em, tenant, body, baseUrl, recordEvent }) {
     const owner =
       body.ownerId === undefined ? undefined : ((await em.findOne(Customer, body.ownerId)) ?? undefined);
@@ -211,7 +211,7 @@ export const createUserGroup = defineRoute({
 
 async function assertBusinessUnit(em: EntityManager, id: number | null | undefined): Promise<void> {
   if (id === undefined || id === null) return;
-  if (!(await em.count(BusinessUnit, id))) throw new DomainError('B405', `business unit ${id} not found`);
+  if (!(await em.count(BusinessUnit, id))) throw new DomainError('UG409', `business unit ${id} not found`);
 }
 
 /** `GET /groups/{userGroupId}`. */
@@ -241,13 +241,13 @@ export const updateUserGroup = defineRoute({
   interface: 'back',
   summary: 'Update a business account',
   description:
-    "Receipts instead of invoices need PAY_AS_YOU_GO after the change (UG131). `defaultCostCenterId` must be one of the account's cost centers (UG406).",
+    "Receipts instead of invoices need PAY_AS_YOU_GO after the change (UG131). `defaultCostCenterId` must be one of the account's cost centers and `defaultBusinessUnitId` must exist (UG409).",
   tags: ['Groups'],
   params: GroupParam,
   body: GroupUpdate,
   access: { permission: 'GROUP_WRITE', branchOf: 'the account', branch: (ctx) => groupBranch(ctx) },
   responses: { 200: { description: 'Updated', schema: GroupSchema } },
-  errors: ['UG404', 'UG131', 'UG406', 'B405'],
+  errors: ['UG404', 'UG131', 'UG409'],
   async handler(ctx) {
     const group = await ctx.once('group', () => groupOrFail(ctx.em, ctx.params.userGroupId));
     await applyGroupUpdate(ctx.em, group, ctx.body);
@@ -255,7 +255,7 @@ export const updateUserGroup = defineRoute({
   },
 });
 
-/** Applies an update to a business account under its rules (UG131, UG406, B405). */
+/** Applies an update to a business account under its rules (UG131, UG409). */
 export async function applyGroupUpdate(
   em: EntityManager,
   group: UserGroup,
@@ -268,7 +268,7 @@ export async function applyGroupUpdate(
   );
   if (defaultCostCenterId !== undefined && defaultCostCenterId !== null) {
     if (!(await em.count(CostCenter, { id: defaultCostCenterId, group })))
-      throw new DomainError('UG406', `cost center ${defaultCostCenterId} is not one of this account's`);
+      throw new DomainError('UG409', `cost center ${defaultCostCenterId} is not one of this account's`);
   }
   await assertBusinessUnit(em, defaultBusinessUnitId);
   Object.assign(group, fields, settings ?? {});
@@ -362,11 +362,11 @@ export const addUserGroupMembers = defineRoute({
   ),
   access: { permission: 'GROUP_WRITE', branchOf: 'the account', branch: (ctx) => groupBranch(ctx) },
   responses: { 200: { description: 'The added members', schema: Type.Array(MemberSchema) } },
-  errors: ['UG404', 'UG132', 'UG133', 'U106'],
+  errors: ['UG404', 'UG132', 'UG133', 'UG408'],
   async handler({ em, params, body }) {
     const customers = await em.find(Customer, { id: { $in: body.customerIds } });
     const missing = body.customerIds.find((id) => !customers.some((customer) => customer.id === id));
-    if (missing !== undefined) throw new DomainError('U106', `customer ${missing} not found`);
+    if (missing !== undefined) throw new DomainError('UG408', `customer ${missing} not found`);
     const rows = await addMembers(em, params.userGroupId, customers, 'ACTIVE');
     return ok(
       rows.map((row) =>

@@ -315,7 +315,7 @@ export const updateManagedGroup = defineRoute({
   ),
   access: { customer: 'only accounts the caller manages.' },
   responses: { 200: { description: 'Updated', schema: GroupSchema } },
-  errors: ['UG404', 'UG406', 'A100'],
+  errors: ['UG404', 'UG409', 'A100'],
   async handler(ctx) {
     const group = await managedGroup(ctx);
     await applyGroupUpdate(ctx.em, group, ctx.body);
@@ -368,13 +368,13 @@ export const addManagedGroupMembers = defineRoute({
   ),
   access: { customer: 'only accounts the caller manages.' },
   responses: { 200: { description: 'Added members', schema: Type.Array(MemberSchema) } },
-  errors: ['UG404', 'A100', 'U106', 'UG132', 'UG133'],
+  errors: ['UG404', 'A100', 'UG408', 'UG132', 'UG133'],
   async handler(ctx) {
     const group = await managedGroup(ctx);
     const emails = ctx.body.emails.map((email) => email.trim().toLowerCase());
     const customers = await ctx.em.find(Customer, { email: { $in: emails } });
     const missing = emails.find((email) => !customers.some((customer) => customer.email === email));
-    if (missing !== undefined) throw new DomainError('U106', `no customer with e-mail ${missing}`);
+    if (missing !== undefined) throw new DomainError('UG408', `no customer with e-mail ${missing}`);
     const rows = await addMembers(ctx.em, group.id, customers, 'ACTIVE');
     return ok(
       rows.map((row) =>
@@ -452,13 +452,13 @@ export const updateManagedGroupMember = defineRoute({
   ),
   access: { customer: 'only accounts the caller manages.' },
   responses: { 200: { description: 'The member', schema: MemberSchema } },
-  errors: ['UG404', 'UG405', 'UG406', 'A100'],
+  errors: ['UG404', 'UG405', 'UG409', 'A100'],
   async handler(ctx) {
     const group = await managedGroup(ctx as unknown as ManageCtx);
     const membership = await memberOf(ctx, group);
     if (ctx.body.costCenterId !== undefined && ctx.body.costCenterId !== null) {
       if (!(await ctx.em.count(CostCenter, { id: ctx.body.costCenterId, group })))
-        throw new DomainError('UG406');
+        throw new DomainError('UG409', "the cost center is not one of this account's");
     }
     if (ctx.body.costCenterId !== undefined) membership.costCenterId = ctx.body.costCenterId;
     if (ctx.body.canManage !== undefined) membership.canManage = ctx.body.canManage;
