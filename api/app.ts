@@ -14,6 +14,9 @@ import { authenticationMiddleware, mountRoutes, RouteTable } from './kernel/moun
 import { Registry } from 'prom-client';
 import { createLogger, type Logger } from '../platform/logger.js';
 import { createHttpObservability } from '../platform/http-observability.js';
+import { loadConfig } from '../platform/config.js';
+import { NodemailerSender, type MailSender } from '../platform/mail.js';
+import { OutboxSmsSender, type SmsSender } from '../platform/sms.js';
 
 export interface ApiDeps {
   orm: MikroORM;
@@ -28,6 +31,9 @@ export interface ApiDeps {
   logger?: Logger;
   /** Where HTTP metrics are kept and served at `/metrics` (default: a registry of this app). */
   metrics?: Registry;
+  /** Outgoing e-mail (default: SMTP_URL, else .eml files in MAIL_OUTBOX_DIR) and SMS (default: SMS_OUTBOX_DIR). */
+  mail?: MailSender;
+  sms?: SmsSender;
 }
 
 const require = createRequire(import.meta.url);
@@ -106,7 +112,17 @@ export function createApp(deps: ApiDeps): express.Express {
   app.use(authenticationMiddleware(new RouteTable(routes), tokens));
   app.use(validator(back, /^\/v1\/[^/]+\/(back|auth)(\/|$)/, deps.validateResponses ?? false));
   app.use(validator(front, /^\/v1\/[^/]+\/front(\/|$)/, deps.validateResponses ?? false));
+  const config = loadConfig();
   mountRoutes(app, routes, {
+    mail:
+      deps.mail ??
+      new NodemailerSender({
+        smtpUrl: config.smtpUrl,
+        outboxDir: config.mailOutboxDir,
+        from: config.mailFrom,
+      }),
+    sms: deps.sms ?? new OutboxSmsSender(config.smsOutboxDir),
+    refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
     orm: deps.orm,
     temporal: deps.temporal,
     taskQueue: deps.taskQueue,

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import type { InterfaceScope } from '../db/entities/ApiClient.js';
 import { DomainError } from '../domain/errors.js';
 import type { Principal } from './context.js';
@@ -11,12 +11,23 @@ const AUDIENCE = 'fleetflow-api';
 /** Signs and verifies fleetflow access tokens (HS256 JWTs carrying tenant, subject and interface scope). */
 export class TokenService {
   private readonly key: Uint8Array;
+  private readonly digestKey: Buffer;
 
   constructor(
     secret: string,
     private readonly ttlSeconds: number,
   ) {
     this.key = new TextEncoder().encode(secret);
+    // A key of its own for digests, derived from the secret, so no digest is a usable signature.
+    this.digestKey = createHmac('sha256', secret).update('fleetflow/digest/v1').digest();
+  }
+
+  /**
+   * HMAC-SHA256 (hex) of a one-time code or refresh token: what is stored instead of the value, so a
+   * copy of the database cannot be replayed and 6-digit codes cannot be brute-forced offline.
+   */
+  digest(value: string): string {
+    return createHmac('sha256', this.digestKey).update(value).digest('hex');
   }
 
   async issue(principal: Omit<Principal, 'subject'>, ttlSeconds = this.ttlSeconds): Promise<string> {
@@ -47,8 +58,9 @@ export class TokenService {
       ) {
         throw new DomainError('AUTH005', 'token is missing tenant, subject or scope');
       }
-      const subjectType = payload.sty === 'OPERATOR' ? 'OPERATOR' : 'API_CLIENT';
-      const prefix = subjectType === 'OPERATOR' ? 'operator' : 'client';
+      const subjectType =
+        payload.sty === 'OPERATOR' || payload.sty === 'CUSTOMER' ? payload.sty : 'API_CLIENT';
+      const prefix = { OPERATOR: 'operator', CUSTOMER: 'customer', API_CLIENT: 'client' }[subjectType];
       return {
         tenant: payload.tid,
         subjectId: payload.sub,

@@ -28,13 +28,18 @@ export class RequestAuthorizer {
 
   private loadGrants(): Promise<Array<Grant & { roleName: string }>> {
     this.grants ??= (async () => {
+      // Customers act for themselves only (`{ customer }` routes); they hold no operator grants.
+      if (this.principal.subjectType === 'CUSTOMER') return [];
       if (this.principal.subjectType === 'API_CLIENT') {
         const client = await this.em.findOne(ApiClient, { clientId: this.principal.subjectId });
         if (!client?.active) throw new DomainError('AUTH005', 'the API client of this token is disabled');
       }
       const assignments = await this.em.find(
         RoleAssignment,
-        { subjectType: this.principal.subjectType, subjectId: this.principal.subjectId },
+        {
+          subjectType: this.principal.subjectType as 'API_CLIENT' | 'OPERATOR',
+          subjectId: this.principal.subjectId,
+        },
         { populate: ['role'] },
       );
       return assignments.map((assignment) => ({

@@ -3,9 +3,11 @@ import type { InterfaceScope } from '../db/entities/ApiClient.js';
 /** Who is calling, as established from a verified bearer token. */
 export interface Principal {
   tenant: string;
-  subjectType: 'API_CLIENT' | 'OPERATOR';
+  /** API clients and operators act through permissions; a CUSTOMER is a signed-in app user. */
+  subjectType: 'API_CLIENT' | 'OPERATOR' | 'CUSTOMER';
+  /** Client id, operator id or customer id (as text). */
   subjectId: string;
-  /** `client:{clientId}`; recorded on events as the acting operator. */
+  /** `client:{clientId}`, `operator:{id}` or `customer:{id}`; recorded on events as the acting subject. */
   subject: string;
   scope: InterfaceScope;
 }

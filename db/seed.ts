@@ -16,6 +16,7 @@ import { RENTAL_RESERVATION_SETTING_KEY, defaultReservationSettings } from '../d
 import { hashSecret } from '../platform/secrets.js';
 import { seedPricing } from './seed/pricing.js';
 import { seedFleet } from './seed/fleet.js';
+import { seedCustomers } from './seed/customers.js';
 
 export const DEMO_TENANT = 'demo';
 /** The district branch that holds the seeded fleet. */
@@ -227,6 +228,7 @@ export async function seedTenant(
       value: { center: { lat: 52.52, lng: 13.405 }, zoom: 14 },
       publicVisible: true,
     });
+    await seedCustomers(tx, { tenant, customers: customerRows, cityBranch: city, businessUnit: unit });
     await tx.flush();
     await seedFleet(tx, tenantId);
     return {

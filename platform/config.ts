@@ -32,6 +32,17 @@ export interface FleetflowConfig {
   temporalUiPort: number;
   vehicleCommandTimeoutMs: number;
   simulatorEnabled: boolean;
+  /** SMTP server for outgoing mail (`smtp://host:port`); npm start runs a local mail catcher when absent. */
+  smtpUrl?: string;
+  /** Sender address of outgoing mail. */
+  mailFrom: string;
+  /** Where the local mail catcher (and the API without SMTP_URL) keeps messages as .eml files. */
+  mailOutboxDir: string;
+  /** Where the default SMS adapter records messages (one JSON file each). */
+  smsOutboxDir: string;
+  embeddedSmtpPort: number;
+  /** Lifetime of customer refresh tokens. */
+  refreshTokenTtlSeconds: number;
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -69,5 +80,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): FleetflowConfi
     temporalUiPort: intFromEnv(env, 'TEMPORAL_UI_PORT', 8233),
     vehicleCommandTimeoutMs: intFromEnv(env, 'VEHICLE_COMMAND_TIMEOUT_MS', 8000),
     simulatorEnabled: (env.SIMULATOR ?? 'on') !== 'off',
+    smtpUrl: env.SMTP_URL || undefined,
+    mailFrom: env.MAIL_FROM || 'fleetflow <no-reply@fleetflow.localhost>',
+    mailOutboxDir: path.resolve(env.MAIL_OUTBOX_DIR || path.join(dataDir, 'mail')),
+    smsOutboxDir: path.resolve(env.SMS_OUTBOX_DIR || path.join(dataDir, 'sms')),
+    embeddedSmtpPort: intFromEnv(env, 'EMBEDDED_SMTP_PORT', 2525),
+    refreshTokenTtlSeconds: intFromEnv(env, 'REFRESH_TOKEN_TTL_SECONDS', 30 * 86_400),
   };
 }

@@ -1,5 +1,5 @@
 // `npm start`: the whole stack on one machine. Each piece uses its environment variable when set
-// (DATABASE_URL, MQTT_URL, TEMPORAL_ADDRESS) and an embedded default otherwise; then migrations,
+// (DATABASE_URL, MQTT_URL, TEMPORAL_ADDRESS, SMTP_URL) and an embedded default otherwise; then migrations,
 // the demo seed, the worker, the API and the vehicle simulator. Ctrl-C stops everything it started.
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -21,6 +21,8 @@ import {
 import { Branch } from '../db/entities/index.js';
 import { simulatorFleet } from '../db/fleet.js';
 import { workerMetricsPort } from '../workers/observability.js';
+import { startMailCatcher } from '../platform/mail.js';
+import { demoCustomer } from '../db/seed/customers.js';
 
 const config = loadConfig();
 const group = new ProcessGroup();
@@ -29,7 +31,7 @@ const log = (message: string) => console.log(`[stack] ${message}`);
 
 async function infrastructure() {
   await fs.mkdir(config.dataDir, { recursive: true });
-  const [databaseUrl, mqttUrl, temporal] = await Promise.all([
+  const [databaseUrl, mqttUrl, temporal, smtpUrl] = await Promise.all([
     config.databaseUrl ??
       startEmbeddedPostgres({
         dataDir: path.join(config.dataDir, 'postgres'),
@@ -60,8 +62,24 @@ async function infrastructure() {
           log(`Temporal dev server on ${server.address}`);
           return { address: server.address, uiUrl: server.uiUrl };
         }),
+    config.smtpUrl ??
+      startMailCatcher({
+        port: config.embeddedSmtpPort,
+        host: '127.0.0.1',
+        outboxDir: config.mailOutboxDir,
+      }).then((catcher) => {
+        group.addCleanup(() => catcher.stop());
+        log(`local SMTP mail catcher on ${catcher.url} (mail kept in ${config.mailOutboxDir})`);
+        return catcher.url;
+      }),
   ]);
-  return { databaseUrl, mqttUrl, temporalAddress: temporal.address, temporalUiUrl: temporal.uiUrl };
+  return {
+    databaseUrl,
+    mqttUrl,
+    smtpUrl,
+    temporalAddress: temporal.address,
+    temporalUiUrl: temporal.uiUrl,
+  };
 }
 
 async function prepareDatabase(databaseUrl: string): Promise<{ fleetFile: string; demoBranchId: number }> {
@@ -127,6 +145,7 @@ try {
     DATABASE_URL: infra.databaseUrl,
     MQTT_URL: infra.mqttUrl,
     TEMPORAL_ADDRESS: infra.temporalAddress,
+    SMTP_URL: infra.smtpUrl,
     JWT_SECRET: await jwtSecret(),
     SIMULATOR_FLEET_FILE: fleetFile,
     SIMULATOR_TENANT: DEMO_TENANT,
@@ -147,6 +166,9 @@ fleetflow is running (Ctrl-C stops everything)
   MQTT broker    ${infra.mqttUrl}
   Demo operator  client_id=${demoOperatorClient.clientId} client_secret=${demoOperatorClient.clientSecret}
   Demo app       client_id=${demoAppClient.clientId} client_secret=${demoAppClient.clientSecret}
+  Demo customer  ${demoCustomer.email} / ${demoCustomer.password}  (POST ${base}/v1/${DEMO_TENANT}/auth/customer/sign-in)
+  Mail (SMTP)    ${infra.smtpUrl}${config.smtpUrl ? '' : `   received mail: ${config.mailOutboxDir}/*.eml`}
+  SMS outbox     ${config.smsOutboxDir}/*.json
 
   Try:
     TOKEN=$(curl -s -X POST ${base}/v1/${DEMO_TENANT}/auth/token -d grant_type=client_credentials \\

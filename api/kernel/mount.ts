@@ -6,11 +6,13 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { OpenApiRequestMetadata } from 'express-openapi-validator/dist/framework/types.js';
 import type { Client } from '@temporalio/client';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { Tenant } from '../../db/entities/index.js';
+import { Customer, Tenant } from '../../db/entities/index.js';
 import { tenantEm } from '../../db/orm.js';
 import { recordEvent } from '../../db/events.js';
 import { DomainError } from '../../domain/errors.js';
 import type { PermissionCatalogue } from '../../domain/permissions.js';
+import type { MailSender } from '../../platform/mail.js';
+import type { SmsSender } from '../../platform/sms.js';
 import { RequestAuthorizer } from '../authorization.js';
 import { authenticateRequest, type TokenService } from '../auth.js';
 import type { Principal } from '../context.js';
@@ -24,6 +26,11 @@ export interface ApiServices {
   tokens: TokenService;
   tokenTtlSeconds: number;
   permissions: PermissionCatalogue;
+  /** Outgoing e-mail and SMS (customer codes and links). */
+  mail: MailSender;
+  sms: SmsSender;
+  /** Lifetime of customer refresh tokens. */
+  refreshTokenTtlSeconds: number;
 }
 
 declare module 'express-serve-static-core' {
@@ -138,6 +145,10 @@ function context(route: AnyRoute, req: Request, services: ApiServices): RouteCon
     return authorizer;
   };
   const memo = new Map<string, Promise<unknown>>();
+  const once = <T>(key: string, load: () => Promise<T>): Promise<T> => {
+    if (!memo.has(key)) memo.set(key, load());
+    return memo.get(key) as Promise<T>;
+  };
   const query = (req.query ?? {}) as Record<string, unknown>;
   const page: PageRequest = route.paged
     ? (() => {
@@ -167,10 +178,16 @@ function context(route: AnyRoute, req: Request, services: ApiServices): RouteCon
     authorize: (permission, scope) => authorizerOf().authorize(permission, scope),
     header: (name) => req.header(name),
     holds: (question) => authorizerOf().holds(question),
-    once: <T>(key: string, load: () => Promise<T>) => {
-      if (!memo.has(key)) memo.set(key, load());
-      return memo.get(key) as Promise<T>;
-    },
+    once,
+    customer: () =>
+      once('kernel:customer', async () => {
+        if (principal?.subjectType !== 'CUSTOMER')
+          throw new DomainError('0001', 'sign in as a customer: this endpoint acts for the current user');
+        const customer = await em.findOne(Customer, Number(principal.subjectId));
+        if (!customer) throw new DomainError('AUTH005', 'the customer of this token no longer exists');
+        if (customer.isBlocked) throw new DomainError('AUTH222');
+        return customer;
+      }),
     recordEvent: (fields) => recordEvent(em, { adminSubject: actor, ...fields }),
   };
 }
@@ -180,6 +197,7 @@ async function enforceAccess(route: AnyRoute, ctx: RouteContext): Promise<void> 
   if ('branchOf' in access) await ctx.authorize(access.permission, { branchId: await access.branch(ctx) });
   else if ('businessUnitOf' in access)
     await ctx.authorize(access.permission, { businessUnitId: await access.businessUnit(ctx) });
+  else if ('customer' in access) await ctx.customer();
 }
 
 function send(

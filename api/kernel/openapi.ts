@@ -52,6 +52,7 @@ export function errorCodesOf(route: AnyRoute): ErrorCode[] {
   if (authentication !== 'none') codes.push('JWT006', 'AUTH005', '0001', '0005', 'AUTH002');
   if (authentication !== 'required') codes.push('AUTH051');
   if ('permission' in route.access) codes.push('AUTH002', 'branchOf' in route.access ? 'B404' : 'B405');
+  if ('customer' in route.access) codes.push('AUTH222');
   return [...new Set([...codes, ...route.errors])];
 }
 
@@ -117,6 +118,8 @@ function accessDescription(route: AnyRoute): string {
   if ('businessUnitOf' in access)
     return `**Permission:** \`${access.permission}\` on the business unit of ${access.businessUnitOf}.`;
   if ('anyCaller' in access) return `**Access:** any authenticated caller; ${access.anyCaller}`;
+  if ('customer' in access)
+    return `**Access:** the signed-in customer (a customer token; an API client token alone answers \`0001\`); ${access.customer}`;
   return `**Access:** anonymous; ${access.anonymous}`;
 }
 

@@ -7,7 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ErrorCode } from '../../domain/errors.js';
 import type { Principal } from '../context.js';
 import type { EventFields } from '../../db/events.js';
-import type { Event } from '../../db/entities/index.js';
+import type { Customer, Event } from '../../db/entities/index.js';
 import type { ApiServices } from './mount.js';
 
 /** Which document and authentication a route belongs to. */
@@ -46,6 +46,11 @@ export type Access<Ctx> =
   | { permission: string; businessUnitOf: string; businessUnit: (ctx: Ctx) => Awaitable<number> }
   /** Any authenticated caller of the interface; the sentence says how the handler confines what it shows. */
   | { anyCaller: string }
+  /**
+   * A signed-in customer acting for themselves ("the current user"): the token must carry a customer
+   * (an API client token alone answers 0001); the sentence says what the route does for them.
+   */
+  | { customer: string }
   /** No authentication at all; the sentence says why that is safe. */
   | { anonymous: string };
 
@@ -70,6 +75,11 @@ export interface RouteContext<P = unknown, Q = unknown, B = unknown, H = unknown
   readonly services: ApiServices;
   /** Throws AUTH002 unless the caller holds the permission on the scope (B404/B405 for unknown scopes). */
   authorize(permission: string, scope: AccessScope): Promise<void>;
+  /**
+   * The signed-in customer of a `{ customer }` route (loaded once; AUTH005 when the account is gone,
+   * AUTH222 when blocked). Throws 0001 for callers that are not customers.
+   */
+  customer(): Promise<Customer>;
   /** Whether the caller holds a permission or role, on a branch, a business unit, or anywhere. */
   holds(query: {
     permission?: string;

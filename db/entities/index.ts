@@ -19,6 +19,19 @@ import { IotModule } from './IotModule.js';
 import { Task } from './Task.js';
 import { VehicleNote } from './VehicleNote.js';
 import { VehicleAction } from './VehicleAction.js';
+import { RefreshToken } from './RefreshToken.js';
+import { OneTimeCode } from './OneTimeCode.js';
+import { SignInThrottle } from './SignInThrottle.js';
+import { TermsAndConditions } from './TermsAndConditions.js';
+import { TermsAcceptance } from './TermsAcceptance.js';
+import { UserGroup } from './UserGroup.js';
+import { GroupMembership } from './GroupMembership.js';
+import { CostCenter } from './CostCenter.js';
+import { AppSigningKey } from './AppSigningKey.js';
+import { Verification } from './Verification.js';
+import { VerificationMedia } from './VerificationMedia.js';
+import { PaymentSource } from './PaymentSource.js';
+import { CreditRating } from './CreditRating.js';
 
 export {
   Tenant,
@@ -42,5 +55,18 @@ export {
   Task,
   VehicleNote,
   VehicleAction,
+  RefreshToken,
+  OneTimeCode,
+  SignInThrottle,
+  TermsAndConditions,
+  TermsAcceptance,
+  UserGroup,
+  GroupMembership,
+  CostCenter,
+  AppSigningKey,
+  Verification,
+  VerificationMedia,
+  PaymentSource,
+  CreditRating,
 };
 export { TenantScoped, TENANT_FILTER } from './TenantScoped.js';

@@ -1,9 +1,71 @@
-import { Customer } from '../../db/entities/index.js';
+import {
+  AppSigningKey,
+  CostCenter,
+  Customer,
+  Verification,
+  VerificationMedia,
+  GroupMembership,
+  OneTimeCode,
+  RefreshToken,
+  SignInThrottle,
+  TermsAcceptance,
+  TermsAndConditions,
+  UserGroup,
+  PaymentSource,
+  CreditRating,
+} from '../../db/entities/index.js';
+import { customerAuthRoutes } from '../../api/routes/auth/customer.js';
+import { customerRoutes } from '../../api/routes/back/customers.js';
+import { termsRoutes } from '../../api/routes/back/terms.js';
+import { accountRoutes } from '../../api/routes/front/account.js';
+import { groupRoutes } from '../../api/routes/back/groups.js';
+import { frontGroupRoutes } from '../../api/routes/front/groups.js';
+import { costCenterRoutes } from '../../api/routes/front/cost-centers.js';
+import { verificationRoutes } from '../../api/routes/back/verifications.js';
+import { customerRecordRoutes } from '../../api/routes/back/customer-records.js';
+import { frontVerificationRoutes } from '../../api/routes/front/verifications.js';
 import { defineDomain } from './domain.js';
 
-/** The people who rent. */
+/** The people who rent: identity (sign-up, sign-in, tokens), profiles, terms, business accounts. */
 export const customerDomain = defineDomain({
   name: 'customers',
-  entities: [Customer],
-  permissions: { operational: ['CUSTOMER_READ'] },
+  entities: [
+    Customer,
+    RefreshToken,
+    OneTimeCode,
+    SignInThrottle,
+    AppSigningKey,
+    TermsAndConditions,
+    TermsAcceptance,
+    UserGroup,
+    GroupMembership,
+    CostCenter,
+    Verification,
+    VerificationMedia,
+    PaymentSource,
+    CreditRating,
+  ],
+  permissions: {
+    operational: [
+      'CUSTOMER_READ',
+      'CUSTOMER_WRITE',
+      'TERMS_MANAGE',
+      'GROUP_READ',
+      'GROUP_WRITE',
+      'VERIFICATION_REVIEW',
+      'CUSTOMER_EXPORT',
+    ],
+  },
+  routes: [
+    ...customerAuthRoutes,
+    ...customerRoutes,
+    ...termsRoutes,
+    ...groupRoutes,
+    ...accountRoutes,
+    ...frontGroupRoutes,
+    ...costCenterRoutes,
+    ...verificationRoutes,
+    ...customerRecordRoutes,
+    ...frontVerificationRoutes,
+  ],
 });

@@ -1,0 +1,320 @@
+// Operator customer tools: search, details per branch, terms acceptance, memberships.
+import { Type, type Static } from '@sinclair/typebox';
+import {
+  CreditRating,
+  Customer,
+  GroupMembership,
+  PaymentSource,
+  TermsAndConditions,
+} from '../../../db/entities/index.js';
+import { acceptTerms, termsStateOf } from '../../../db/identity.js';
+import { DomainError } from '../../../domain/errors.js';
+import {
+  licenseVerificationStates,
+  paymentStates,
+  termsAcceptanceStates,
+  assertCalendarDate,
+  type TermsAcceptanceState,
+} from '../../../domain/customer.js';
+import { branchAncestry } from '../../../db/branches.js';
+import { defineRoute, ok } from '../../kernel/route.js';
+import { component, DateTime, Id, Nullable, Str, StringEnum } from '../../kernel/schemas.js';
+
+/** A calendar date between 1900 and 2099 (PostgreSQL has no year 0; nobody alive was born before 1900). */
+export const CalendarDate = (options: Record<string, unknown> = {}) =>
+  Type.String({
+    format: 'date',
+    pattern: '^(19|20)[0-9]{2}-[0-9]{2}-[0-9]{2}$',
+    maxLength: 10,
+    ...options,
+  });
+
+/** The postal address fields of a customer or business account, null where unknown. */
+export function addressOf(holder: {
+  street?: string | null;
+  houseNumber?: string | null;
+  addressAddition?: string | null;
+  postcode?: string | null;
+  city?: string | null;
+  country?: string | null;
+}) {
+  return {
+    street: holder.street ?? null,
+    houseNumber: holder.houseNumber ?? null,
+    addressAddition: holder.addressAddition ?? null,
+    postcode: holder.postcode ?? null,
+    city: holder.city ?? null,
+    country: holder.country ?? null,
+  };
+}
+
+/**
+ * The filter of a `searchText`: the start of first name, last name, e-mail or phone number (LIKE
+ * wildcards in the text are taken literally).
+ */
+export function customerTextFilter(searchText: string) {
+  const prefix = `${searchText.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return {
+    $or: [
+      { firstName: { $ilike: prefix } },
+      { lastName: { $ilike: prefix } },
+      { email: { $ilike: prefix } },
+      { phoneNumber: { $like: prefix } },
+    ],
+  };
+}
+
+const VerificationState = component('VerificationState', StringEnum(licenseVerificationStates));
+export const TermsAcceptanceStateSchema = component(
+  'TermsAndConditionsAcceptanceState',
+  StringEnum(termsAcceptanceStates),
+);
+
+export const CustomerSummary = component(
+  'CustomerSummary',
+  Type.Object(
+    {
+      id: Id(),
+      email: Type.String(),
+      firstName: Type.String(),
+      lastName: Type.String(),
+      phoneNumber: Nullable(Type.String()),
+      birthDate: Nullable(Type.String({ format: 'date' })),
+      isBlocked: Type.Boolean(),
+      signupSettled: Type.Boolean(),
+      createdAt: DateTime(),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+/** The operator's summary of a customer. */
+export function toCustomerSummary(customer: Customer): Static<typeof CustomerSummary> {
+  return {
+    id: customer.id,
+    email: customer.email,
+    firstName: customer.firstName,
+    lastName: customer.lastName,
+    phoneNumber: customer.phoneNumber ?? null,
+    birthDate: customer.birthDate ?? null,
+    isBlocked: customer.isBlocked,
+    signupSettled: customer.signupSettled,
+    createdAt: customer.createdAt.toISOString(),
+  };
+}
+
+const CustomerDetails = component(
+  'CustomerDetails',
+  Type.Object(
+    {
+      ...CustomerSummary.properties,
+      branchId: Id({ description: 'The branch the details (terms state) were computed for.' }),
+      blockState: StringEnum(['BLOCKED', 'NOT_BLOCKED'] as const),
+      paymentState: StringEnum(paymentStates),
+      paymentSourceIsAvailable: Type.Boolean(),
+      creditStatus: Nullable(
+        StringEnum(['GOOD', 'MEDIUM', 'BAD', 'UNKNOWN'] as const, {
+          description: 'Newest credit rating; null when never checked.',
+        }),
+      ),
+      emailIsVerified: Type.Boolean(),
+      phoneIsVerified: Type.Boolean(),
+      licenseVerificationState: VerificationState,
+      idVerificationState: VerificationState,
+      manualVerificationState: VerificationState,
+      customExternalVerificationState: VerificationState,
+      signupFeeSettled: Type.Boolean({ description: 'No sign-up fee is charged yet: equals signupSettled.' }),
+      termsAndConditionsAcceptanceState: TermsAcceptanceStateSchema,
+      termsAndConditionsId: Nullable(Id({ description: 'The terms that apply to the branch.' })),
+      skipPreAuth: Type.Boolean(),
+      tags: Type.Array(Type.String()),
+      gender: Nullable(Type.String()),
+      externalReference: Nullable(Type.String()),
+      street: Nullable(Type.String()),
+      houseNumber: Nullable(Type.String()),
+      addressAddition: Nullable(Type.String()),
+      postcode: Nullable(Type.String()),
+      city: Nullable(Type.String()),
+      country: Nullable(Type.String()),
+      homeBusinessUnitId: Nullable(Id()),
+      userGroupId: Nullable(
+        Id({ description: 'The business account the customer belongs to (one at most).' }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+const BranchQuery = Type.Object({
+  branchId: Id({ description: 'Branch the caller acts in (permission scope; terms state of that branch).' }),
+});
+
+const CustomerParam = Type.Object({ customerId: Id() });
+
+/** Loads a customer of the tenant or answers U106. */
+async function customerOrFail(em: Parameters<typeof termsStateOf>[0], id: number): Promise<Customer> {
+  const customer = await em.findOne(Customer, id);
+  if (!customer) throw new DomainError('U106', `customer ${id} not found`);
+  return customer;
+}
+
+/** `GET /customers`: search; customers are tenant-wide, so CUSTOMER_READ on the branch given is enough. */
+export const searchCustomers = defineRoute({
+  operationId: 'searchCustomers',
+  method: 'get',
+  path: '/customers',
+  interface: 'back',
+  summary: 'Search customers',
+  description:
+    'Filters combine (AND): exact `email` (case-insensitive), `birthDateFrom`/`birthDateTo` (inclusive), `signupSettled`, and `searchText` (prefix of first name, last name, e-mail or phone). Customers belong to the tenant, not to a branch: `branchId` is the branch the caller holds CUSTOMER_READ on. Sorted by id.',
+  tags: ['Customers'],
+  query: Type.Object({
+    ...BranchQuery.properties,
+    email: Type.Optional(Str(254, { minLength: 1 })),
+    birthDateFrom: Type.Optional(CalendarDate()),
+    birthDateTo: Type.Optional(CalendarDate()),
+    signupSettled: Type.Optional(Type.Boolean()),
+    searchText: Type.Optional(Str(100, { minLength: 1 })),
+  }),
+  paged: { defaultSize: 20 },
+  access: {
+    permission: 'CUSTOMER_READ',
+    branchOf: 'the `branchId` query parameter',
+    branch: (ctx) => ctx.query.branchId,
+  },
+  responses: { 200: { description: 'Matching customers', schema: Type.Array(CustomerSummary) } },
+  errors: [],
+  async handler({ em, query, page }) {
+    assertCalendarDate(query.birthDateFrom, 'birthDateFrom');
+    assertCalendarDate(query.birthDateTo, 'birthDateTo');
+    const where: Record<string, unknown> = {};
+    if (query.email !== undefined) where.email = query.email.trim().toLowerCase();
+    if (query.signupSettled !== undefined) where.signupSettled = query.signupSettled;
+    if (query.birthDateFrom !== undefined || query.birthDateTo !== undefined)
+      where.birthDate = {
+        ...(query.birthDateFrom !== undefined ? { $gte: query.birthDateFrom } : {}),
+        ...(query.birthDateTo !== undefined ? { $lte: query.birthDateTo } : {}),
+      };
+    if (query.searchText !== undefined) Object.assign(where, customerTextFilter(query.searchText));
+    const [rows, total] = await em.findAndCount(Customer, where, {
+      orderBy: { id: 'asc' },
+      limit: page.size,
+      offset: page.offset,
+    });
+    return ok(rows.map(toCustomerSummary), { total });
+  },
+});
+
+/** `GET /customers/{customerId}/details?branchId`: every signal of a customer, terms state for the branch. */
+export const customerDetails = defineRoute({
+  operationId: 'getCustomerDetails',
+  method: 'get',
+  path: '/customers/{customerId}/details',
+  interface: 'back',
+  summary: 'Customer details, with the terms acceptance state of a branch',
+  tags: ['Customers'],
+  params: CustomerParam,
+  query: BranchQuery,
+  access: {
+    permission: 'CUSTOMER_READ',
+    branchOf: 'the `branchId` query parameter',
+    branch: (ctx) => ctx.query.branchId,
+  },
+  responses: { 200: { description: 'The customer', schema: CustomerDetails } },
+  errors: ['U106'],
+  async handler({ em, tenant, params, query }) {
+    const customer = await customerOrFail(em, params.customerId);
+    const [{ terms, state }, membership, sources, rating] = await Promise.all([
+      termsStateOf(em, tenant, customer.id, query.branchId),
+      em.findOne(GroupMembership, { customer, state: 'ACTIVE' }),
+      em.count(PaymentSource, { customer }),
+      em.findOne(CreditRating, { customer }, { orderBy: { checkedAt: 'desc', id: 'desc' } }),
+    ]);
+    return ok({
+      ...toCustomerSummary(customer),
+      branchId: query.branchId,
+      blockState: customer.isBlocked ? 'BLOCKED' : 'NOT_BLOCKED',
+      paymentState: customer.paymentState,
+      paymentSourceIsAvailable: sources > 0,
+      creditStatus: rating?.status ?? null,
+      emailIsVerified: customer.emailIsVerified,
+      phoneIsVerified: customer.phoneIsVerified,
+      licenseVerificationState: customer.licenseVerificationState,
+      idVerificationState: customer.idVerificationState,
+      manualVerificationState: customer.manualVerificationState,
+      customExternalVerificationState: customer.customExternalVerificationState,
+      signupFeeSettled: customer.signupSettled,
+      termsAndConditionsAcceptanceState: state,
+      termsAndConditionsId: terms?.id ?? null,
+      skipPreAuth: customer.skipPreAuth,
+      tags: customer.tags,
+      gender: customer.gender ?? null,
+      externalReference: customer.externalReference ?? null,
+      ...addressOf(customer),
+      homeBusinessUnitId: customer.homeBusinessUnit?.id ?? null,
+      userGroupId: membership?.group.id ?? null,
+    });
+  },
+});
+
+const TermsAcceptanceResult = component(
+  'TermsAcceptanceResult',
+  Type.Object(
+    {
+      termsAndConditionsId: Id(),
+      version: Type.Integer(),
+      termsAndConditionsAcceptanceState: TermsAcceptanceStateSchema,
+    },
+    { additionalProperties: false },
+  ),
+);
+
+/** `POST /customers/{customerId}/accept-terms-and-conditions?branchId[&tacId]`: records acceptance for a customer. */
+export const acceptCustomerTerms = defineRoute({
+  operationId: 'acceptCustomerTermsAndConditions',
+  method: 'post',
+  path: '/customers/{customerId}/accept-terms-and-conditions',
+  interface: 'back',
+  summary: 'Record that a customer accepted terms and conditions',
+  description:
+    "Without `tacId`, the terms that currently apply to the branch; with `tacId`, that version, which must apply to the branch (its own, an ancestor's or tenant-wide terms).",
+  tags: ['Customers'],
+  params: CustomerParam,
+  query: Type.Object({ ...BranchQuery.properties, tacId: Type.Optional(Id()) }),
+  access: {
+    permission: 'CUSTOMER_WRITE',
+    branchOf: 'the `branchId` query parameter',
+    branch: (ctx) => ctx.query.branchId,
+  },
+  responses: { 200: { description: 'Accepted', schema: TermsAcceptanceResult } },
+  errors: ['U106', 'U604'],
+  async handler({ em, tenant, params, query, actor, recordEvent }) {
+    const customer = await customerOrFail(em, params.customerId);
+    let terms: TermsAndConditions | undefined;
+    if (query.tacId !== undefined) {
+      const chain = await branchAncestry(em, tenant, query.branchId);
+      terms = (await em.findOne(TermsAndConditions, query.tacId)) ?? undefined;
+      if (!terms || (terms.branch && !chain.includes(terms.branch.id)))
+        throw new DomainError('U604', `terms ${query.tacId} do not apply to branch ${query.branchId}`);
+    } else {
+      terms = (await termsStateOf(em, tenant, customer.id, query.branchId)).terms;
+      if (!terms) throw new DomainError('U604', `no terms apply to branch ${query.branchId}`);
+    }
+    await acceptTerms(em, customer, terms, actor);
+    await em.flush();
+    recordEvent({
+      type: 'USER_TERMS_AND_CONDITIONS_ACCEPTED',
+      customerId: customer.id,
+      branchId: query.branchId,
+      payload: { termsAndConditionsId: terms.id, version: terms.version },
+    });
+    const { state } = await termsStateOf(em, tenant, customer.id, query.branchId);
+    return ok({
+      termsAndConditionsId: terms.id,
+      version: terms.version,
+      termsAndConditionsAcceptanceState: state as TermsAcceptanceState,
+    });
+  },
+});
+
+export const customerRoutes = [searchCustomers, customerDetails, acceptCustomerTerms];

@@ -1,0 +1,542 @@
+// Business accounts in the app: membership (/groups) for every customer, management (/groups-management)
+// for the owner and members the owner lets manage. Everything is confined to the signed-in customer.
+import { Type } from '@sinclair/typebox';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { CostCenter, Customer, GroupMembership, UserGroup } from '../../../db/entities/index.js';
+import { addMembers, approveRequest, createGroup, groupOrFail } from '../../../db/groups.js';
+import { termsStateOf } from '../../../db/identity.js';
+import { DomainError } from '../../../domain/errors.js';
+import { assertTermsAccepted, membershipStates } from '../../../domain/customer.js';
+import { created, defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';
+import { component, DateTime, Id, Nullable, Str, StringEnum } from '../../kernel/schemas.js';
+import {
+  applyGroupUpdate,
+  GroupAddress,
+  GroupSchema,
+  listMembers,
+  MemberSchema,
+  toGroup,
+  toGroups,
+  toMember,
+} from '../back/groups.js';
+
+const MyMembership = component(
+  'MyGroupMembership',
+  Type.Object(
+    {
+      membershipId: Id(),
+      state: StringEnum(membershipStates),
+      canManage: Type.Boolean(),
+      costCenterId: Nullable(Id()),
+      createdAt: DateTime(),
+      group: GroupSchema,
+    },
+    {
+      additionalProperties: false,
+      description: "The caller's membership (ACTIVE) or join request (PENDING).",
+    },
+  ),
+);
+
+async function myMemberships(em: EntityManager, customer: Customer, state: 'ACTIVE' | 'PENDING') {
+  const rows = await em.find(GroupMembership, { customer, state }, { populate: ['group'] });
+  const groups = await toGroups(
+    em,
+    rows.map((row) => row.group),
+  );
+  return rows.map((row, index) => ({
+    membershipId: row.id,
+    state: row.state,
+    canManage: row.canManage,
+    costCenterId: row.costCenterId ?? null,
+    createdAt: row.createdAt.toISOString(),
+    group: groups[index]!,
+  }));
+}
+
+/** `GET /groups`: the caller's business account (a customer belongs to one at most). */
+export const listMyGroups = defineRoute({
+  operationId: 'listMyGroups',
+  method: 'get',
+  path: '/groups',
+  interface: 'front',
+  summary: 'My business account memberships',
+  tags: ['Groups'],
+  access: { customer: "lists the caller's own memberships." },
+  responses: { 200: { description: 'Memberships', schema: Type.Array(MyMembership) } },
+  errors: [],
+  async handler(ctx) {
+    return ok(await myMemberships(ctx.em, await ctx.customer(), 'ACTIVE'));
+  },
+});
+
+/** `GET /groups/requests`: the caller's pending join requests. */
+export const listMyGroupRequests = defineRoute({
+  operationId: 'listMyGroupRequests',
+  method: 'get',
+  path: '/groups/requests',
+  interface: 'front',
+  summary: 'My pending join requests',
+  tags: ['Groups'],
+  access: { customer: "lists the caller's own requests." },
+  responses: { 200: { description: 'Requests', schema: Type.Array(MyMembership) } },
+  errors: [],
+  async handler(ctx) {
+    return ok(await myMemberships(ctx.em, await ctx.customer(), 'PENDING'));
+  },
+});
+
+/** `PATCH /groups/requests/{requestId}`: the caller withdraws their own join request. */
+export const updateMyGroupRequest = defineRoute({
+  operationId: 'updateMyGroupRequest',
+  method: 'patch',
+  path: '/groups/requests/{requestId}',
+  interface: 'front',
+  summary: 'Withdraw my join request',
+  description: 'The only change a requester can make is `{"state": "WITHDRAWN"}`; the request is removed.',
+  tags: ['Groups'],
+  params: Type.Object({ requestId: Id() }),
+  body: component(
+    'MyGroupRequestUpdate',
+    Type.Object({ state: StringEnum(['WITHDRAWN'] as const) }, { additionalProperties: false }),
+  ),
+  access: { customer: "changes the caller's own request only (another customer's id is not found)." },
+  responses: { 204: { description: 'Withdrawn' } },
+  errors: ['UG405'],
+  async handler(ctx) {
+    const customer = await ctx.customer();
+    const deleted = await ctx.em.nativeDelete(GroupMembership, {
+      id: ctx.params.requestId,
+      customer,
+      state: 'PENDING',
+    });
+    if (!deleted) throw new DomainError('UG405');
+    return noContent();
+  },
+});
+
+/** `POST /groups/{groupCode}/join`: joins (or asks to join) the account with this code. */
+export const joinGroup = defineRoute({
+  operationId: 'joinGroup',
+  method: 'post',
+  path: '/groups/{groupCode}/join',
+  interface: 'front',
+  summary: 'Join a business account by its code',
+  description:
+    "Accounts that require approval create a PENDING request the managers accept. A customer belongs to one account only (UG133); the account's member limit applies (UG132); the terms of the account's branch must be accepted (U601/U602).",
+  tags: ['Groups'],
+  params: Type.Object({ groupCode: Str(32, { minLength: 1 }) }),
+  access: { customer: 'joins as the caller.' },
+  responses: { 200: { description: 'Membership or request', schema: MyMembership } },
+  errors: ['UG404', 'UG132', 'UG133', 'U601', 'U602'],
+  async handler(ctx) {
+    const customer = await ctx.customer();
+    const group = await ctx.em.findOne(UserGroup, { code: ctx.params.groupCode });
+    if (!group) throw new DomainError('UG404', `no business account with code ${ctx.params.groupCode}`);
+    assertTermsAccepted((await termsStateOf(ctx.em, ctx.tenant, customer.id, group.branch.id)).state);
+    const [row] = await addMembers(
+      ctx.em,
+      group.id,
+      [customer],
+      group.joinRequiresApproval ? 'PENDING' : 'ACTIVE',
+    );
+    return ok({
+      membershipId: row!.id,
+      state: row!.state,
+      canManage: false,
+      costCenterId: null,
+      createdAt: row!.createdAt.toISOString(),
+      group: await toGroup(ctx.em, group),
+    });
+  },
+});
+
+/** `POST /groups/{groupCode}/leave`: ends the caller's membership (owners transfer or delete instead). */
+export const leaveGroup = defineRoute({
+  operationId: 'leaveGroup',
+  method: 'post',
+  path: '/groups/{groupCode}/leave',
+  interface: 'front',
+  summary: 'Leave a business account',
+  tags: ['Groups'],
+  params: Type.Object({ groupCode: Str(32, { minLength: 1 }) }),
+  access: { customer: "ends the caller's own membership." },
+  responses: { 204: { description: 'Left' } },
+  errors: ['UG405', 'A100'],
+  async handler(ctx) {
+    const customer = await ctx.customer();
+    const membership = await ctx.em.findOne(
+      GroupMembership,
+      { customer, group: { code: ctx.params.groupCode } },
+      { populate: ['group'] },
+    );
+    if (!membership) throw new DomainError('UG405', 'you are not a member of this business account');
+    if (membership.group.owner?.id === customer.id)
+      throw new DomainError('A100', 'the owner cannot leave; delete the business account instead');
+    ctx.em.remove(membership);
+    return noContent();
+  },
+});
+
+// --- management -------------------------------------------------------------------------------------
+
+type ManageCtx = RouteContext<{ userGroupId: number }>;
+
+/** The group the caller manages (owner or managing member); A100 for members who do not, UG404 for others. */
+export async function managedGroup(ctx: ManageCtx): Promise<UserGroup> {
+  return ctx.once('managed-group', async () => {
+    const customer = await ctx.customer();
+    const group = await groupOrFail(ctx.em, ctx.params.userGroupId);
+    const membership = await ctx.em.findOne(GroupMembership, { group, customer, state: 'ACTIVE' });
+    // Outsiders learn nothing about the account; members learn they may not manage it.
+    if (!membership) throw new DomainError('UG404');
+    if (!membership.canManage && group.owner?.id !== customer.id)
+      throw new DomainError('A100', 'only the owner and managing members manage this business account');
+    return group;
+  });
+}
+
+const ManageParam = Type.Object({ userGroupId: Id() });
+
+/** `GET /groups-management`: accounts the caller owns or manages. */
+export const listManagedGroups = defineRoute({
+  operationId: 'listManagedGroups',
+  method: 'get',
+  path: '/groups-management',
+  interface: 'front',
+  summary: 'Business accounts I manage',
+  tags: ['Groups'],
+  access: { customer: 'lists accounts the caller owns or manages.' },
+  responses: { 200: { description: 'Accounts', schema: Type.Array(GroupSchema) } },
+  errors: [],
+  async handler(ctx) {
+    const customer = await ctx.customer();
+    const groups = await ctx.em.find(
+      UserGroup,
+      {
+        $or: [
+          { owner: customer },
+          {
+            id: {
+              $in: (await ctx.em.find(GroupMembership, { customer, canManage: true, state: 'ACTIVE' })).map(
+                (m) => m.group.id,
+              ),
+            },
+          },
+        ],
+      },
+      { orderBy: { id: 'asc' } },
+    );
+    return ok(await toGroups(ctx.em, groups));
+  },
+});
+
+/** `POST /groups-management`: the caller creates a business account and owns it. */
+export const createManagedGroup = defineRoute({
+  operationId: 'createManagedGroup',
+  method: 'post',
+  path: '/groups-management',
+  interface: 'front',
+  summary: 'Create a business account (I become its owner)',
+  description:
+    'Accepts the address including `houseNumber` and `addressAddition`. Billing cycle and receipts are operator settings (read-only here). A customer belongs to one account only (UG133).',
+  tags: ['Groups'],
+  body: component(
+    'ManagedGroupCreate',
+    Type.Object(
+      {
+        name: Str(200, { minLength: 1 }),
+        branchId: Id(),
+        joinRequiresApproval: Type.Optional(Type.Boolean()),
+        ...GroupAddress,
+      },
+      { additionalProperties: false },
+    ),
+  ),
+  access: { customer: 'the caller becomes the owner.' },
+  responses: {
+    201: {
+      description: 'Created',
+      schema: GroupSchema,
+      headers: { Location: { description: 'The new account.', schema: Str(200) } },
+    },
+  },
+  errors: ['UG133', 'B404', 'U601', 'U602'],
+  async handler(ctx) {
+    const customer = await ctx.customer();
+    assertTermsAccepted((await termsStateOf(ctx.em, ctx.tenant, customer.id, ctx.body.branchId)).state);
+    if (await ctx.em.count(GroupMembership, { customer })) throw new DomainError('UG133');
+    const group = await createGroup(ctx.em, ctx.tenant, ctx.body, customer);
+    return created(await toGroup(ctx.em, group), {
+      Location: `${ctx.baseUrl}/groups-management/${group.id}`,
+    });
+  },
+});
+
+/** `GET /groups-management/{userGroupId}`. */
+export const getManagedGroup = defineRoute({
+  operationId: 'getManagedGroup',
+  method: 'get',
+  path: '/groups-management/{userGroupId}',
+  interface: 'front',
+  summary: 'A business account I manage',
+  tags: ['Groups'],
+  params: ManageParam,
+  access: { customer: 'only accounts the caller manages (UG404 / A100 otherwise).' },
+  responses: { 200: { description: 'The account', schema: GroupSchema } },
+  errors: ['UG404', 'A100'],
+  async handler(ctx) {
+    return ok(await toGroup(ctx.em, await managedGroup(ctx)));
+  },
+});
+
+/** `PATCH /groups-management/{userGroupId}`: name, address, approval and default cost center. */
+export const updateManagedGroup = defineRoute({
+  operationId: 'updateManagedGroup',
+  method: 'patch',
+  path: '/groups-management/{userGroupId}',
+  interface: 'front',
+  summary: 'Update a business account I manage',
+  description:
+    'billingCycle, useReceiptInsteadOfInvoice and checkRentalRequirements are read-only in the app.',
+  tags: ['Groups'],
+  params: ManageParam,
+  body: component(
+    'ManagedGroupUpdate',
+    Type.Object(
+      {
+        name: Type.Optional(Str(200, { minLength: 1 })),
+        joinRequiresApproval: Type.Optional(Type.Boolean()),
+        defaultCostCenterId: Type.Optional(Nullable(Id())),
+        ...GroupAddress,
+      },
+      { additionalProperties: false },
+    ),
+  ),
+  access: { customer: 'only accounts the caller manages.' },
+  responses: { 200: { description: 'Updated', schema: GroupSchema } },
+  errors: ['UG404', 'UG409', 'A100'],
+  async handler(ctx) {
+    const group = await managedGroup(ctx);
+    await applyGroupUpdate(ctx.em, group, ctx.body);
+    return ok(await toGroup(ctx.em, group));
+  },
+});
+
+/** `DELETE /groups-management/{userGroupId}`: the owner closes the account; memberships and cost centers go with it. */
+export const deleteManagedGroup = defineRoute({
+  operationId: 'deleteManagedGroup',
+  method: 'delete',
+  path: '/groups-management/{userGroupId}',
+  interface: 'front',
+  summary: 'Close a business account I own',
+  tags: ['Groups'],
+  params: ManageParam,
+  access: { customer: 'only the owner.' },
+  responses: { 204: { description: 'Closed' } },
+  errors: ['UG404', 'A100'],
+  async handler(ctx) {
+    const group = await managedGroup(ctx);
+    if (group.owner?.id !== (await ctx.customer()).id)
+      throw new DomainError('A100', 'only the owner closes the account');
+    await ctx.em.nativeDelete(UserGroup, { id: group.id });
+    return noContent();
+  },
+});
+
+/** `POST /groups-management/{userGroupId}/add-members`: adds customers by e-mail. */
+export const addManagedGroupMembers = defineRoute({
+  operationId: 'addManagedGroupMembers',
+  method: 'post',
+  path: '/groups-management/{userGroupId}/add-members',
+  interface: 'front',
+  summary: 'Add customers to my business account by e-mail',
+  tags: ['Groups'],
+  params: ManageParam,
+  body: component(
+    'ManagedGroupMembersAdd',
+    Type.Object(
+      {
+        emails: Type.Array(Str(254, { minLength: 3, format: 'email' }), {
+          minItems: 1,
+          maxItems: 100,
+          uniqueItems: true,
+        }),
+      },
+      { additionalProperties: false },
+    ),
+  ),
+  access: { customer: 'only accounts the caller manages.' },
+  responses: { 200: { description: 'Added members', schema: Type.Array(MemberSchema) } },
+  errors: ['UG404', 'A100', 'UG408', 'UG132', 'UG133'],
+  async handler(ctx) {
+    const group = await managedGroup(ctx);
+    const emails = ctx.body.emails.map((email) => email.trim().toLowerCase());
+    const customers = await ctx.em.find(Customer, { email: { $in: emails } });
+    const missing = emails.find((email) => !customers.some((customer) => customer.email === email));
+    if (missing !== undefined) throw new DomainError('UG408', `no customer with e-mail ${missing}`);
+    const rows = await addMembers(ctx.em, group.id, customers, 'ACTIVE');
+    return ok(
+      rows.map((row) =>
+        toMember(Object.assign(row, { customer: customers.find((c) => c.id === row.customer.id)! })),
+      ),
+    );
+  },
+});
+
+/** `GET /groups-management/{userGroupId}/members?searchText`. */
+export const listManagedGroupMembers = defineRoute({
+  operationId: 'listManagedGroupMembers',
+  method: 'get',
+  path: '/groups-management/{userGroupId}/members',
+  interface: 'front',
+  summary: 'Members of my business account',
+  tags: ['Groups'],
+  params: ManageParam,
+  query: Type.Object({ searchText: Type.Optional(Str(100, { minLength: 1 })) }),
+  paged: { defaultSize: 20 },
+  access: { customer: 'only accounts the caller manages.' },
+  responses: { 200: { description: 'Members', schema: Type.Array(MemberSchema) } },
+  errors: ['UG404', 'A100'],
+  async handler(ctx) {
+    const group = await managedGroup(ctx);
+    const [rows, total] = await listMembers(ctx.em, group.id, ctx.query.searchText, ctx.page);
+    return ok(rows.map(toMember), { total });
+  },
+});
+
+const MemberParam = Type.Object({ userGroupId: Id(), userId: Id() });
+
+async function memberOf(ctx: RouteContext<{ userGroupId: number; userId: number }>, group: UserGroup) {
+  const membership = await ctx.em.findOne(
+    GroupMembership,
+    { group, customer: ctx.params.userId, state: 'ACTIVE' },
+    { populate: ['customer'] },
+  );
+  if (!membership) throw new DomainError('UG405');
+  return membership;
+}
+
+/** `GET /groups-management/{userGroupId}/members/{userId}`. */
+export const getManagedGroupMember = defineRoute({
+  operationId: 'getManagedGroupMember',
+  method: 'get',
+  path: '/groups-management/{userGroupId}/members/{userId}',
+  interface: 'front',
+  summary: 'One member of my business account',
+  tags: ['Groups'],
+  params: MemberParam,
+  access: { customer: 'only accounts the caller manages.' },
+  responses: { 200: { description: 'The member', schema: MemberSchema } },
+  errors: ['UG404', 'UG405', 'A100'],
+  async handler(ctx) {
+    return ok(toMember(await memberOf(ctx, await managedGroup(ctx as unknown as ManageCtx))));
+  },
+});
+
+/** `PATCH /groups-management/{userGroupId}/members/{userId}`: cost center and management right of a member. */
+export const updateManagedGroupMember = defineRoute({
+  operationId: 'updateManagedGroupMember',
+  method: 'patch',
+  path: '/groups-management/{userGroupId}/members/{userId}',
+  interface: 'front',
+  summary: 'Member properties: default cost center, may manage',
+  tags: ['Groups'],
+  params: MemberParam,
+  body: component(
+    'ManagedGroupMemberUpdate',
+    Type.Object(
+      { costCenterId: Type.Optional(Nullable(Id())), canManage: Type.Optional(Type.Boolean()) },
+      { additionalProperties: false },
+    ),
+  ),
+  access: { customer: 'only accounts the caller manages.' },
+  responses: { 200: { description: 'The member', schema: MemberSchema } },
+  errors: ['UG404', 'UG405', 'UG409', 'A100'],
+  async handler(ctx) {
+    const group = await managedGroup(ctx as unknown as ManageCtx);
+    const membership = await memberOf(ctx, group);
+    if (ctx.body.costCenterId !== undefined && ctx.body.costCenterId !== null) {
+      if (!(await ctx.em.count(CostCenter, { id: ctx.body.costCenterId, group })))
+        throw new DomainError('UG409', "the cost center is not one of this account's");
+    }
+    if (ctx.body.costCenterId !== undefined) membership.costCenterId = ctx.body.costCenterId;
+    if (ctx.body.canManage !== undefined) membership.canManage = ctx.body.canManage;
+    return ok(toMember(membership));
+  },
+});
+
+/** `GET /groups-management/{userGroupId}/requests`: pending join requests. */
+export const listManagedGroupRequests = defineRoute({
+  operationId: 'listManagedGroupRequests',
+  method: 'get',
+  path: '/groups-management/{userGroupId}/requests',
+  interface: 'front',
+  summary: 'Join requests of my business account',
+  tags: ['Groups'],
+  params: ManageParam,
+  paged: { defaultSize: 20 },
+  access: { customer: 'only accounts the caller manages.' },
+  responses: { 200: { description: 'Requests', schema: Type.Array(MemberSchema) } },
+  errors: ['UG404', 'A100'],
+  async handler(ctx) {
+    const group = await managedGroup(ctx);
+    const [rows, total] = await listMembers(ctx.em, group.id, undefined, ctx.page, 'PENDING');
+    return ok(rows.map(toMember), { total });
+  },
+});
+
+/** `PATCH /groups-management/{userGroupId}/requests/{requestId}`: accept (member limit applies) or reject. */
+export const decideManagedGroupRequest = defineRoute({
+  operationId: 'decideManagedGroupRequest',
+  method: 'patch',
+  path: '/groups-management/{userGroupId}/requests/{requestId}',
+  interface: 'front',
+  summary: 'Accept or reject a join request',
+  tags: ['Groups'],
+  params: Type.Object({ userGroupId: Id(), requestId: Id() }),
+  body: component(
+    'ManagedGroupRequestDecision',
+    Type.Object({ state: StringEnum(['ACCEPTED', 'REJECTED'] as const) }, { additionalProperties: false }),
+  ),
+  access: { customer: 'only accounts the caller manages.' },
+  responses: {
+    200: { description: 'Accepted: the membership', schema: MemberSchema },
+    204: { description: 'Rejected' },
+  },
+  errors: ['UG404', 'UG405', 'UG132', 'A100'],
+  async handler(ctx) {
+    const group = await managedGroup(ctx as unknown as ManageCtx);
+    const request = await ctx.em.findOne(
+      GroupMembership,
+      { id: ctx.params.requestId, group, state: 'PENDING' },
+      { populate: ['customer'] },
+    );
+    if (!request) throw new DomainError('UG405');
+    if (ctx.body.state === 'REJECTED') {
+      ctx.em.remove(request);
+      return noContent();
+    }
+    await approveRequest(ctx.em, request);
+    return ok(toMember(request));
+  },
+});
+
+export const frontGroupRoutes = [
+  listMyGroups,
+  listMyGroupRequests,
+  updateMyGroupRequest,
+  joinGroup,
+  leaveGroup,
+  listManagedGroups,
+  createManagedGroup,
+  getManagedGroup,
+  updateManagedGroup,
+  deleteManagedGroup,
+  addManagedGroupMembers,
+  listManagedGroupMembers,
+  getManagedGroupMember,
+  updateManagedGroupMember,
+  listManagedGroupRequests,
+  decideManagedGroupRequest,
+];
