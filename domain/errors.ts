@@ -309,7 +309,7 @@ export const errorCatalogue = {
   'V100': { code: 'V100', meaning: 'a vehicle with this code exists', retryable: false, httpStatus: 409, source: 'project' },
   'V101': { code: 'V101', meaning: 'only a queued command can be cancelled', retryable: false, httpStatus: 409, source: 'project' },
   'VC404': { code: 'VC404', meaning: 'vehicle category not found', retryable: false, httpStatus: 404, source: 'project' },
-  'VC100': { code: 'VC100', meaning: 'vehicle category in use by vehicles or child categories', retryable: false, httpStatus: 409, source: 'project' },
+  'VC100': { code: 'VC100', meaning: 'vehicle category in use (vehicles, child categories, pricing assignments)', retryable: false, httpStatus: 409, source: 'project' },
   'VC101': { code: 'VC101', meaning: 'vehicle category name exists', retryable: false, httpStatus: 409, source: 'project' },
   'VC102': { code: 'VC102', meaning: 'invalid vehicle category configuration or parent', retryable: false, httpStatus: 400, source: 'project' },
   'VH404': { code: 'VH404', meaning: 'vehicle action, activity or composite activity not found', retryable: false, httpStatus: 404, source: 'project' },

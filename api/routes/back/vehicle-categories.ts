@@ -1,5 +1,6 @@
 // Vehicle categories: the category lists and categories-management (configuration with inheritance).
 import { Type, type Static } from '@sinclair/typebox';
+import { ForeignKeyConstraintViolationException } from '@mikro-orm/core';
 import { Vehicle, VehicleAction, VehicleCategory } from '../../../db/entities/index.js';
 import { resolvedCategories, wouldCreateCycle, type ResolvedCategory } from '../../../db/categories.js';
 import { DomainError } from '../../../domain/errors.js';
@@ -380,7 +381,15 @@ export const deleteCategory = defineRoute({
     ]);
     if (vehicles || children)
       throw new DomainError('VC100', `used by ${vehicles} vehicle(s) and ${children} child categor(ies)`);
-    ctx.em.remove(category);
+    // Other domains reference categories too (pricing assignments, …): their foreign keys refuse the
+    // delete, which is the same conflict.
+    try {
+      await ctx.em.remove(category).flush();
+    } catch (error) {
+      if (error instanceof ForeignKeyConstraintViolationException)
+        throw new DomainError('VC100', 'the category is still referenced (e.g. by pricing assignments)');
+      throw error;
+    }
     return noContent();
   },
 });
