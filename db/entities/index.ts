@@ -11,6 +11,15 @@ import { RoleAssignment } from './RoleAssignment.js';
 import { ApiClient } from './ApiClient.js';
 import { Setting } from './Setting.js';
 import { VehicleCommand } from './VehicleCommand.js';
+import { CompatibleBranch } from './CompatibleBranch.js';
+import { AreaType } from './AreaType.js';
+import { Area } from './Area.js';
+import { Station } from './Station.js';
+import { PhysicalStation } from './PhysicalStation.js';
+import { PhysicalStationSlot } from './PhysicalStationSlot.js';
+import { ParkingArea } from './ParkingArea.js';
+import { PoiCategory } from './PoiCategory.js';
+import { Poi } from './Poi.js';
 
 export {
   Tenant,
@@ -26,5 +35,14 @@ export {
   ApiClient,
   Setting,
   VehicleCommand,
+  CompatibleBranch,
+  AreaType,
+  Area,
+  Station,
+  PhysicalStation,
+  PhysicalStationSlot,
+  ParkingArea,
+  PoiCategory,
+  Poi,
 };
 export { TenantScoped, TENANT_FILTER } from './TenantScoped.js';

@@ -10,6 +10,7 @@ import { eventDomain } from './events.js';
 import { settingDomain } from './settings.js';
 import { accessDomain } from './access.js';
 import { financeDomain } from './finance.js';
+import { geographyDomain } from './geography.js';
 
 export const domains: readonly DomainModule[] = [
   organisationDomain,
@@ -20,6 +21,7 @@ export const domains: readonly DomainModule[] = [
   settingDomain,
   accessDomain,
   financeDomain,
+  geographyDomain,
 ];
 
 /** Every entity class, for the ORM configuration. */
