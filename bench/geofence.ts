@@ -107,8 +107,9 @@ function measure(name: string, lookup: (p: LatLng) => unknown[], count = points.
 }
 
 const indexed = measure('prepared index (areasAt)', (p) => areasAt(prepared, p));
-const verdict = measure('prepared index (geofenceVerdict)', (p) =>
-  geofenceVerdict(prepared, { position: p, vehicleCategoryId: 1 }).areaIds,
+const verdict = measure(
+  'prepared index (geofenceVerdict)',
+  (p) => geofenceVerdict(prepared, { position: p, vehicleCategoryId: 1 }).areaIds,
 );
 // The naive scan takes milliseconds per lookup: it runs on the first tenth of the points.
 const naiveCount = Math.max(1, Math.floor(lookupCount / 10));

@@ -22,7 +22,15 @@ export const areaPolicyTypes = [
 ] as const;
 export type AreaPolicyType = (typeof areaPolicyTypes)[number];
 
-export const weekdays = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'] as const;
+export const weekdays = [
+  'MONDAY',
+  'TUESDAY',
+  'WEDNESDAY',
+  'THURSDAY',
+  'FRIDAY',
+  'SATURDAY',
+  'SUNDAY',
+] as const;
 export type Weekday = (typeof weekdays)[number];
 
 /** Vehicle rental states a capacity policy may count (the vehicle's `rentalState`). */
@@ -409,7 +417,8 @@ export function geofenceVerdict(prepared: PreparedAreas, query: GeofenceQuery): 
           const kmh =
             policy.speedLimitOverrides?.find((o) => o.vehicleCategoryId === category)?.speedLimit ??
             policy.speedLimit;
-          if (!verdict.speedLimit || kmh < verdict.speedLimit.kmh) verdict.speedLimit = { kmh, areaId: area.id };
+          if (!verdict.speedLimit || kmh < verdict.speedLimit.kmh)
+            verdict.speedLimit = { kmh, areaId: area.id };
           break;
         }
         case 'END_RENTAL_CAPACITY_POLICY': {
@@ -435,4 +444,32 @@ export function geofenceVerdict(prepared: PreparedAreas, query: GeofenceQuery): 
   else if (full.length) verdict.endRental = { allowed: false, refusal: 'CAPACITY_REACHED', areaIds: full };
   else verdict.endRental = { allowed: true, refusal: null, areaIds: allow };
   return verdict;
+}
+
+/**
+ * The first inconsistency of an area's policies, or null: one policy per type, a capacity policy needs
+ * an overall or a category limit and at least one counted state, and no category is listed twice.
+ */
+export function policiesProblem(policies: readonly AreaPolicy[]): string | null {
+  const seen = new Set<string>();
+  for (const policy of policies) {
+    if (seen.has(policy.type)) return `${policy.type} is given twice`;
+    seen.add(policy.type);
+    if (policy.type === 'END_RENTAL_CAPACITY_POLICY') {
+      if ((policy.overallCapacity ?? null) === null && !policy.capacityByCategories?.length)
+        return 'END_RENTAL_CAPACITY_POLICY needs overallCapacity or capacityByCategories';
+      if (policy.applicableStates.length === 0)
+        return 'END_RENTAL_CAPACITY_POLICY needs at least one applicable state';
+      const categories = policy.capacityByCategories?.map((c) => c.vehicleCategoryId) ?? [];
+      if (new Set(categories).size !== categories.length)
+        return 'capacityByCategories lists a category twice';
+    }
+    if (policy.type === 'SPEED_LIMIT_POLICY') {
+      const categories = policy.speedLimitOverrides?.map((o) => o.vehicleCategoryId) ?? [];
+      if (new Set(categories).size !== categories.length) return 'speedLimitOverrides lists a category twice';
+    }
+    if (policy.schedule && new Set(policy.schedule.weekdays).size !== policy.schedule.weekdays.length)
+      return 'a schedule lists a weekday twice';
+  }
+  return null;
 }

@@ -9,6 +9,9 @@ import {
   PoiCategory,
   Station,
 } from '../../db/entities/index.js';
+import { branchRoutes } from '../../api/routes/back/branches.js';
+import { businessUnitRoutes } from '../../api/routes/back/business-units.js';
+import { areaRoutes } from '../../api/routes/back/areas.js';
 import { defineDomain } from './domain.js';
 
 /** Geography: branch administration, business units, areas with geofence policies, stations and POIs. */
@@ -25,4 +28,9 @@ export const geographyDomain = defineDomain({
     PoiCategory,
     Poi,
   ],
+  permissions: {
+    operational: ['BRANCH_READ', 'BRANCH_MANAGE', 'AREA_READ', 'AREA_MANAGE', 'AREA_TYPE_MANAGE'],
+    finance: ['BUSINESS_UNIT_READ', 'BUSINESS_UNIT_MANAGE', 'BUSINESS_UNIT_CREATE'],
+  },
+  routes: [...branchRoutes, ...businessUnitRoutes, ...areaRoutes],
 });

@@ -1,0 +1,673 @@
+// Geography: the geofence rules (pure), then branches, business units, areas and area types over HTTP
+// (real PostgreSQL and the real app; every response validated against the OpenAPI document).
+import fc from 'fast-check';
+import {
+  areasAt,
+  geofenceContains,
+  geofenceProblem,
+  geofenceVerdict,
+  policiesProblem,
+  prepareAreas,
+  scheduleInForce,
+  type GeofenceArea,
+  type GeofenceGeometry,
+} from '../domain/geofence.js';
+import { ApiClient, Branch, BusinessUnit, Role, RoleAssignment } from '../db/entities/index.js';
+import { tenantEm } from '../db/orm.js';
+import { seedTenant, demoOperatorClient, type SeededTenant } from '../db/seed.js';
+import { hashSecret } from '../platform/secrets.js';
+import { uniqueTenant } from './support/stack.js';
+import { expectError, startHttpStack, type CallOptions, type HttpStack, type Reply } from './support/http.js';
+
+/** A rectangle [lng, lat] as one polygon's outer ring, counter-clockwise, closed. */
+const ring = (west: number, south: number, east: number, north: number): number[][] => [
+  [west, south],
+  [east, south],
+  [east, north],
+  [west, north],
+  [west, south],
+];
+const multi = (...polygons: number[][][][]): GeofenceGeometry => ({
+  type: 'MultiPolygon',
+  coordinates: polygons,
+});
+
+describe('geofence validation', () => {
+  test('a valid MultiPolygon with a hole passes', () => {
+    expect(geofenceProblem(multi([ring(0, 0, 10, 10), ring(4, 4, 6, 6)]))).toBeNull();
+  });
+
+  test.each([
+    ['not a MultiPolygon', { type: 'Polygon', coordinates: [ring(0, 0, 1, 1)] }, 'NOT_A_MULTIPOLYGON'],
+    ['no polygon', multi(), 'EMPTY'],
+    ['open ring', multi([ring(0, 0, 1, 1).slice(0, 4)]), 'RING_NOT_CLOSED'],
+    [
+      'ring of three positions',
+      multi([
+        [
+          [0, 0],
+          [1, 0],
+          [0, 0],
+        ],
+      ]),
+      'RING_TOO_SHORT',
+    ],
+    ['longitude out of range', multi([ring(179, 0, 181, 1)]), 'COORDINATE_OUT_OF_RANGE'],
+    ['latitude out of range', multi([ring(0, 89, 1, 91)]), 'COORDINATE_OUT_OF_RANGE'],
+    ['a position of one number', multi([[[0, 0], [1], [1, 1], [0, 0]]]), 'INVALID_POSITION'],
+    [
+      'self-intersection (bow tie)',
+      multi([
+        [
+          [0, 0],
+          [10, 10],
+          [10, 0],
+          [0, 10],
+          [0, 0],
+        ],
+      ]),
+      'SELF_INTERSECTION',
+    ],
+    ['hole crossing its outer ring', multi([ring(0, 0, 10, 10), ring(8, 8, 12, 12)]), 'SELF_INTERSECTION'],
+  ])('%s is refused', (_name, geometry, reason) => {
+    expect(geofenceProblem(geometry)).toMatchObject({ reason });
+  });
+
+  test('policies: one per type, capacity needs a limit', () => {
+    expect(policiesProblem([{ type: 'NO_PARKING_POLICY' }, { type: 'NO_PARKING_POLICY' }])).toMatch(/twice/);
+    expect(
+      policiesProblem([{ type: 'END_RENTAL_CAPACITY_POLICY', applicableStates: ['AVAILABLE'] }]),
+    ).toMatch(/needs overallCapacity/);
+    expect(
+      policiesProblem([
+        { type: 'END_RENTAL_CAPACITY_POLICY', overallCapacity: 3, applicableStates: ['AVAILABLE'] },
+      ]),
+    ).toBeNull();
+  });
+});
+
+describe('geofence policies', () => {
+  const scooter = 1;
+  const car = 2;
+  const area = (id: string, geofence: GeofenceGeometry, policies: GeofenceArea['policies'], extra = {}) =>
+    ({ id, status: 'ACTIVE', vehicleTypeIds: [], geofence, policies, ...extra }) as GeofenceArea;
+  // A business area (0..10) with a hole (4..6), a no-end zone (8..12) across its east edge, a
+  // no-parking strip (0..2 × 0..10) and speed limits; cars have their own business area further east.
+  const areas = [
+    area('business', multi([ring(0, 0, 10, 10), ring(4, 4, 6, 6)]), [{ type: 'ALLOW_END_RENTAL_POLICY' }], {
+      vehicleTypeIds: [scooter],
+    }),
+    area('no-end', multi([ring(8, 8, 12, 12)]), [{ type: 'NO_END_RENTAL_POLICY' }]),
+    area('no-parking', multi([ring(0, 0, 2, 10)]), [
+      { type: 'NO_PARKING_POLICY' },
+      {
+        type: 'SPEED_LIMIT_POLICY',
+        speedLimit: 15,
+        speedLimitOverrides: [{ vehicleCategoryId: car, speedLimit: 30 }],
+      },
+    ]),
+    area('city-speed', multi([ring(-50, -50, 50, 50)]), [{ type: 'SPEED_LIMIT_POLICY', speedLimit: 20 }]),
+    area('car-business', multi([ring(20, 0, 30, 10)]), [{ type: 'ALLOW_END_RENTAL_POLICY' }], {
+      vehicleTypeIds: [car],
+    }),
+    area('retired', multi([ring(0, 0, 10, 10)]), [{ type: 'NO_END_RENTAL_POLICY' }], { status: 'INACTIVE' }),
+  ];
+  const prepared = prepareAreas(areas);
+  const at = (lng: number, lat: number, vehicleCategoryId = scooter) =>
+    geofenceVerdict(prepared, { position: { lat, lng }, vehicleCategoryId });
+
+  test.each([
+    // [case, lng, lat, may end, refusal]
+    ['interior of the business area', 3, 3, true, null],
+    ['on the outer edge', 0, 3, true, null],
+    ['on a vertex', 10, 0, true, null],
+    ['inside the hole', 5, 5, false, 'OUTSIDE_END_RENTAL_AREA'],
+    ['on the hole edge (the edge belongs to the polygon)', 4, 5, true, null],
+    ['outside every area', 15, 3, false, 'OUTSIDE_END_RENTAL_AREA'],
+    ['inside the no-end zone overlapping the business area', 9, 9, false, 'NO_END_RENTAL_AREA'],
+    ['on the no-end zone edge (no-end wins)', 8, 9, false, 'NO_END_RENTAL_AREA'],
+    ["in the cars' business area (not for scooters)", 25, 5, false, 'OUTSIDE_END_RENTAL_AREA'],
+  ])('scooter %s', (_name, lng, lat, allowed, refusal) => {
+    expect(at(lng, lat).endRental).toMatchObject({ allowed, refusal });
+  });
+
+  test('the inactive area never applies; areas of other categories are ignored', () => {
+    expect(at(3, 3).areaIds).not.toContain('retired');
+    expect(at(25, 5, car).endRental.allowed).toBe(true);
+    expect(at(3, 3, car).endRental).toMatchObject({ allowed: false, refusal: 'OUTSIDE_END_RENTAL_AREA' });
+  });
+
+  test('no parking and the strictest speed limit, with category overrides', () => {
+    expect(at(1, 5).noParking).toEqual({ forbidden: true, areaIds: ['no-parking'] });
+    expect(at(1, 5).speedLimit).toEqual({ kmh: 15, areaId: 'no-parking' });
+    // The car override (30) is laxer than the city limit (20): the stricter one holds.
+    expect(at(1, 5, car).speedLimit).toEqual({ kmh: 20, areaId: 'city-speed' });
+    expect(at(3, 3).noParking.forbidden).toBe(false);
+    expect(at(60, 60).speedLimit).toBeNull();
+  });
+
+  test('a branch without allowing areas lets rentals end anywhere not forbidden', () => {
+    const open = prepareAreas([
+      area('no-end', multi([ring(0, 0, 1, 1)]), [{ type: 'NO_END_RENTAL_POLICY' }]),
+    ]);
+    expect(
+      geofenceVerdict(open, { position: { lat: 5, lng: 5 }, vehicleCategoryId: 1 }).endRental.allowed,
+    ).toBe(true);
+    expect(
+      geofenceVerdict(open, { position: { lat: 0.5, lng: 0.5 }, vehicleCategoryId: 1 }).endRental.refusal,
+    ).toBe('NO_END_RENTAL_AREA');
+  });
+
+  test('capacity: the stricter of the overall and the category limit wins; only counted states count', () => {
+    const hub = prepareAreas([
+      area('hub', multi([ring(0, 0, 1, 1)]), [
+        {
+          type: 'END_RENTAL_CAPACITY_POLICY',
+          overallCapacity: 3,
+          applicableStates: ['AVAILABLE', 'PARKING'],
+          capacityByCategories: [{ vehicleCategoryId: car, capacity: 1 }],
+        },
+      ]),
+    ]);
+    const parked = (lng: number, vehicleCategoryId: number, rentalState = 'AVAILABLE') => ({
+      position: { lat: 0.5, lng },
+      vehicleCategoryId,
+      rentalState,
+    });
+    const ask = (vehicleCategoryId: number, otherVehicles: ReturnType<typeof parked>[]) =>
+      geofenceVerdict(hub, { position: { lat: 0.5, lng: 0.5 }, vehicleCategoryId, otherVehicles }).endRental;
+    expect(ask(scooter, [parked(0.2, scooter), parked(0.3, car)])).toMatchObject({ allowed: true });
+    expect(ask(car, [parked(0.3, car)])).toMatchObject({ allowed: false, refusal: 'CAPACITY_REACHED' });
+    expect(ask(scooter, [parked(0.2, scooter), parked(0.3, car), parked(0.4, scooter)]).allowed).toBe(false);
+    // A vehicle being driven, or one outside the hub, takes no place.
+    expect(ask(car, [parked(0.3, car, 'DRIVING'), parked(5, car)]).allowed).toBe(true);
+  });
+
+  test('schedules: local time of the branch, spans over midnight', () => {
+    const night = { weekdays: ['FRIDAY'] as const, startTime: '22:00', endTime: '06:00' };
+    expect(
+      scheduleInForce({ ...night, weekdays: [...night.weekdays] }, { weekday: 'FRIDAY', minute: 23 * 60 }),
+    ).toBe(true);
+    expect(
+      scheduleInForce({ ...night, weekdays: [...night.weekdays] }, { weekday: 'SATURDAY', minute: 3 * 60 }),
+    ).toBe(true);
+    expect(
+      scheduleInForce({ ...night, weekdays: [...night.weekdays] }, { weekday: 'SATURDAY', minute: 7 * 60 }),
+    ).toBe(false);
+    const zone = prepareAreas([
+      area('night', multi([ring(0, 0, 1, 1)]), [
+        { type: 'NO_PARKING_POLICY', schedule: { ...night, weekdays: ['FRIDAY'] } },
+      ]),
+    ]);
+    // Friday 21:30 UTC is 22:30 in Berlin (winter time).
+    const query = (at: string) =>
+      geofenceVerdict(zone, {
+        position: { lat: 0.5, lng: 0.5 },
+        vehicleCategoryId: 1,
+        at: new Date(at),
+        timeZoneId: 'Europe/Berlin',
+      }).noParking.forbidden;
+    expect(query('2026-11-27T21:30:00Z')).toBe(true);
+    expect(query('2026-11-27T20:30:00Z')).toBe(false);
+  });
+
+  test('the prepared index finds exactly what a scan of every area finds', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: -20, max: 40, noNaN: true }),
+        fc.double({ min: -20, max: 40, noNaN: true }),
+        (lng, lat) => {
+          const expected = areas
+            .filter((a) => a.status === 'ACTIVE' && geofenceContains(a.geofence, { lat, lng }))
+            .map((a) => a.id);
+          expect(areasAt(prepared, { lat, lng }).map((a) => a.id)).toEqual(expected);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+
+let stack: HttpStack;
+let seed: SeededTenant;
+let rival: SeededTenant;
+let operator: string;
+let rivalOperator: string;
+/** An operator with only read permissions on the district branch (for denials). */
+let reader: string;
+
+const call = (method: string, path: string, options?: CallOptions): Promise<Reply> =>
+  stack.call(method, path, options);
+const back = (path: string) => stack.back(path);
+const as = (token: string, body?: unknown): CallOptions => ({
+  token,
+  ...(body === undefined ? {} : { body }),
+});
+
+beforeAll(async () => {
+  stack = await startHttpStack();
+  seed = stack.backend.seed;
+  rival = await seedTenant(stack.backend.orm.em, uniqueTenant('rivalgeo'), 'Rival Geo');
+  operator = await stack.token(seed.tenant, demoOperatorClient);
+  rivalOperator = await stack.token(rival.tenant, demoOperatorClient);
+  const em = tenantEm(stack.backend.orm, seed.tenant);
+  const readerRole = em.create(Role, { name: 'Geo reader', permissions: ['BRANCH_READ', 'AREA_READ'] });
+  const client = em.create(ApiClient, {
+    clientId: 'geo-reader',
+    name: 'Geo reader',
+    secretHash: await hashSecret('geo-reader-secret'),
+    scopes: ['back'],
+  });
+  em.create(RoleAssignment, {
+    role: readerRole,
+    subjectType: 'API_CLIENT',
+    subjectId: client.clientId,
+    branch: em.getReference(Branch, seed.branchId),
+  });
+  await em.flush();
+  reader = await stack.token(seed.tenant, { clientId: 'geo-reader', clientSecret: 'geo-reader-secret' });
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('branches', () => {
+  let childId: number;
+
+  test('create below a parent, read with includeChildren, list with searchText and rootBranchId', async () => {
+    const created = await call(
+      'POST',
+      back('/branches'),
+      as(operator, {
+        name: 'Berlin Mitte Nord',
+        code: 'berlin-mitte-nord',
+        parentId: seed.branchId,
+        type: 'DISTRICT',
+      }),
+    );
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      parentId: seed.branchId,
+      state: 'IN_PREPARATION',
+      billableBranchId: seed.businessUnitId,
+      currency: 'EUR',
+      taxPercentage: '19.00',
+      timeZoneId: 'Europe/Berlin',
+    });
+    childId = created.body.id;
+
+    const city = await call('GET', back(`/branches/${seed.cityBranchId}?includeChildren=true`), as(operator));
+    expect(city.status).toBe(200);
+    expect(city.body.children.map((c: { id: number }) => c.id)).toEqual(
+      expect.arrayContaining([seed.branchId, childId]),
+    );
+    const plain = await call('GET', back(`/branches/${seed.cityBranchId}`), as(operator));
+    expect(plain.body.children).toBeUndefined();
+
+    const listed = await call('GET', back('/branches?searchText=NORD'), as(operator));
+    expect(listed.body.map((b: { id: number }) => b.id)).toEqual([childId]);
+    expect(listed.headers.get('x-total-count')).toBe('1');
+    // The operator holds no role on the sibling root branch (Spandau): it is not listed.
+    const all = await call('GET', back('/branches-list'), as(operator));
+    expect(all.body.map((b: { id: number }) => b.id)).not.toContain(seed.otherBranchId);
+    const subtree = await call('GET', back(`/branches-list?rootBranchId=${seed.branchId}`), as(operator));
+    expect(subtree.body.map((b: { id: number }) => b.id).sort()).toEqual([seed.branchId, childId].sort());
+  });
+
+  test('PUT replaces; a cycle or a taken code is refused', async () => {
+    const current = (await call('GET', back(`/branches/${childId}`), as(operator))).body;
+    const update = {
+      name: 'Mitte Nord',
+      code: current.code,
+      parentId: seed.branchId,
+      state: 'OPERATIONAL',
+      type: null,
+      operationMode: 'BOOKING',
+      visibility: 'private',
+      timeZoneId: 'Europe/Berlin',
+      isBillable: false,
+      billableBranchId: seed.businessUnitId,
+      currency: 'CHF',
+      taxPercentage: '8.10',
+      contactInfo: { email: 'mitte@example.com' },
+    };
+    const replaced = await call('PUT', back(`/branches/${childId}`), as(operator, update));
+    expect(replaced.status).toBe(200);
+    expect(replaced.body).toMatchObject({ state: 'OPERATIONAL', currency: 'CHF', taxPercentage: '8.10' });
+    expectError(
+      await call(
+        'PUT',
+        back(`/branches/${seed.branchId}`),
+        as(operator, { ...update, code: 'x-mitte', parentId: childId }),
+      ),
+      422,
+      'B101',
+    );
+    expectError(
+      await call('PUT', back(`/branches/${childId}`), as(operator, { ...update, code: 'berlin' })),
+      409,
+      'B100',
+    );
+  });
+
+  test('compatible branches keep isIncoming and isOutgoing apart', async () => {
+    const put = await call(
+      'PUT',
+      back(`/branches/${seed.branchId}/compatible-branches`),
+      as(operator, [
+        { branchId: childId, isIncoming: true, isOutgoing: false },
+        { branchId: seed.cityBranchId, isIncoming: false, isOutgoing: false },
+      ]),
+    );
+    expect(put.status).toBe(200);
+    expect(put.body).toEqual([{ branchId: childId, isIncoming: true, isOutgoing: false }]);
+    const read = await call('GET', back(`/branches/${seed.branchId}/compatible-branches`), as(operator));
+    expect(read.body).toEqual(put.body);
+    expectError(
+      await call(
+        'PUT',
+        back(`/branches/${seed.branchId}/compatible-branches`),
+        as(operator, [{ branchId: seed.branchId, isIncoming: true, isOutgoing: true }]),
+      ),
+      422,
+      'B104',
+    );
+  });
+
+  test('every write is denied outside the caller’s branches; another tenant’s ids are not found', async () => {
+    expectError(
+      await call(
+        'POST',
+        back('/branches'),
+        as(operator, { name: 'X', code: 'x-spandau', parentId: seed.otherBranchId }),
+      ),
+      403,
+      'AUTH002',
+    );
+    expectError(
+      await call(
+        'POST',
+        back('/branches'),
+        as(reader, { name: 'X', code: 'x-reader', parentId: seed.branchId }),
+      ),
+      403,
+      'AUTH002',
+    );
+    expectError(await call('GET', back(`/branches/${rival.branchId}`), as(operator)), 404, 'B404');
+    expectError(
+      await call('GET', `/v1/${rival.tenant}/back/branches/${seed.branchId}`, as(rivalOperator)),
+      404,
+      'B404',
+    );
+    expectError(
+      await call('PUT', back(`/branches/${seed.otherBranchId}/compatible-branches`), as(operator, [])),
+      403,
+      'AUTH002',
+    );
+  });
+});
+
+describe('business units', () => {
+  const unitBody = {
+    code: 'MUC',
+    name: 'Demo Mobility München',
+    timeZoneId: 'Europe/Berlin',
+    currency: 'EUR',
+    taxPercentage: '19.00',
+  };
+
+  test('create needs BUSINESS_UNIT_CREATE; read, patch, replace through /branches/billable', async () => {
+    expectError(await call('POST', back('/business-units'), as(reader, unitBody)), 403, 'AUTH002');
+    const created = await call(
+      'POST',
+      back('/business-units'),
+      as(operator, { ...unitBody, reserveAmountOnCc: '50.00', scale: 2 }),
+    );
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ code: 'MUC', reserveAmountOnCc: '50.00', branchCount: 0 });
+    expectError(await call('POST', back('/business-units'), as(operator, unitBody)), 409, 'B103');
+    const id = created.body.id;
+    // The creator holds finance roles only on the demo unit: the new unit is not theirs yet.
+    expectError(await call('GET', back(`/business-units/${id}`), as(operator)), 403, 'AUTH002');
+
+    const patched = await call(
+      'PATCH',
+      back(`/business-units/${seed.businessUnitId}`),
+      as(operator, { sepaHandlingFeeNet: '0.35', contactInfo: { phoneNumber: '+49301234567' } }),
+    );
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ sepaHandlingFeeNet: '0.35', code: 'BER', currency: 'EUR' });
+
+    const billable = await call(
+      'PUT',
+      back(`/branches/billable/${seed.businessUnitId}`),
+      as(operator, {
+        code: 'BER',
+        name: 'Demo Mobility Berlin GmbH',
+        timeZoneId: 'Europe/Berlin',
+        currency: 'EUR',
+        taxPercentage: '19.00',
+      }),
+    );
+    expect(billable.status).toBe(200);
+    expect(billable.body.sepaHandlingFeeNet).toBeNull();
+
+    const list = await call('GET', back('/business-units?searchText=berlin'), as(operator));
+    expect(list.body.map((u: { id: number }) => u.id)).toEqual([seed.businessUnitId]);
+  });
+
+  test('a referenced unit cannot be deleted (B102); an unreferenced one can', async () => {
+    expectError(
+      await call('DELETE', back(`/business-units/${seed.businessUnitId}`), as(operator)),
+      409,
+      'B102',
+    );
+    // A fresh unit the operator is granted finance rights on, referenced by nothing but that grant.
+    const em = tenantEm(stack.backend.orm, seed.tenant);
+    const unit = em.create(BusinessUnit, {
+      code: 'TMP',
+      name: 'Temporary',
+      timeZoneId: 'UTC',
+      currency: 'EUR',
+      taxPercentage: '0.00',
+    });
+    await em.flush();
+    expectError(await call('DELETE', back(`/business-units/${unit.id}`), as(operator)), 403, 'AUTH002');
+    const finance = await em.findOneOrFail(Role, { name: 'Finance' });
+    em.create(RoleAssignment, {
+      role: finance,
+      subjectType: 'API_CLIENT',
+      subjectId: demoOperatorClient.clientId,
+      businessUnit: unit,
+    });
+    await em.flush();
+    // Grants on the unit go with it; nothing else references it.
+    expect((await call('DELETE', back(`/business-units/${unit.id}`), as(operator))).status).toBe(204);
+    expect(await em.fork().count(RoleAssignment, { businessUnit: unit.id })).toBe(0);
+    expectError(
+      await call('GET', back(`/business-units/${rival.businessUnitId + 1000}`), as(operator)),
+      404,
+      'B405',
+    );
+  });
+});
+
+describe('areas and area types', () => {
+  let typeId: string;
+  let areaId: string;
+  const mitte = multi([
+    [
+      [13.376, 52.509],
+      [13.43, 52.509],
+      [13.43, 52.531],
+      [13.376, 52.531],
+      [13.376, 52.509],
+    ],
+  ]);
+
+  test('area types: create, then areas whose policies the type allows', async () => {
+    const type = await call(
+      'POST',
+      back('/areatypes'),
+      as(operator, {
+        name: 'Business area',
+        style: { color: '#1e88e5', lineThickness: 2, opacity: 0.3 },
+        policyTypes: ['ALLOW_END_RENTAL_POLICY', 'SPEED_LIMIT_POLICY'],
+      }),
+    );
+    expect(type.status).toBe(201);
+    typeId = type.body.id;
+    expectError(
+      await call(
+        'POST',
+        back('/areatypes'),
+        as(reader, { name: 'X', style: type.body.style, policyTypes: [] }),
+      ),
+      403,
+      'AUTH002',
+    );
+
+    const area = await call(
+      'POST',
+      back('/areas'),
+      as(operator, {
+        name: 'Mitte business area',
+        branchId: seed.branchId,
+        areaTypeId: typeId,
+        geofence: mitte,
+        policies: [{ type: 'ALLOW_END_RENTAL_POLICY' }, { type: 'SPEED_LIMIT_POLICY', speedLimit: 20 }],
+        tags: ['core'],
+      }),
+    );
+    expect(area.status).toBe(201);
+    expect(area.body).toMatchObject({
+      status: 'ACTIVE',
+      labels: ['NEW'],
+      tags: ['core'],
+      vehicleTypeIds: [],
+    });
+    areaId = area.body.id;
+
+    expectError(
+      await call(
+        'POST',
+        back('/areas'),
+        as(operator, {
+          name: 'X',
+          branchId: seed.branchId,
+          areaTypeId: typeId,
+          geofence: mitte,
+          policies: [{ type: 'NO_PARKING_POLICY' }],
+        }),
+      ),
+      422,
+      'AREA100',
+    );
+  });
+
+  test.each([
+    ['open ring', multi([ring(13.38, 52.51, 13.39, 52.52).slice(0, 4)])],
+    [
+      'self-intersection',
+      multi([
+        [
+          [13.38, 52.51],
+          [13.39, 52.52],
+          [13.39, 52.51],
+          [13.38, 52.52],
+          [13.38, 52.51],
+        ],
+      ]),
+    ],
+    ['out-of-range coordinates', multi([ring(13.38, 95, 13.39, 96)])],
+  ])('a geofence with an %s is refused with GF100', async (_name, geofence) => {
+    const reply = await call(
+      'POST',
+      back('/areas'),
+      as(operator, { name: 'Bad', branchId: seed.branchId, areaTypeId: typeId, geofence }),
+    );
+    expectError(reply, 400, 'GF100');
+  });
+
+  test('PUT with resetNew clears NEW; list with includeChildBranches, sort and X-Pagination-* headers', async () => {
+    const current = (await call('GET', back(`/areas/${areaId}`), as(operator))).body;
+    const body = {
+      name: 'Mitte business area',
+      branchId: seed.branchId,
+      areaTypeId: typeId,
+      geofence: current.geofence,
+      policies: current.policies,
+      tags: ['core', 'reviewed'],
+    };
+    const kept = await call('PUT', back(`/areas/${areaId}`), as(operator, body));
+    expect(kept.body.labels).toEqual(['NEW']);
+    const reviewed = await call('PUT', back(`/areas/${areaId}?resetNew=true`), as(operator, body));
+    expect(reviewed.body).toMatchObject({ labels: [], tags: ['core', 'reviewed'] });
+
+    const own = await call('GET', back(`/areas?branchId=${seed.cityBranchId}`), as(operator));
+    expect(own.body).toEqual([]);
+    const withChildren = await call(
+      'GET',
+      back(`/areas?branchId=${seed.cityBranchId}&includeChildBranches=true&sort=name,DESC&size=10`),
+      as(operator),
+    );
+    expect(withChildren.body.map((a: { id: string }) => a.id)).toContain(areaId);
+    expect(withChildren.headers.get('x-pagination-total-count')).toBe(String(withChildren.body.length));
+    expect(withChildren.headers.get('x-pagination-size')).toBe('10');
+    expect(withChildren.headers.get('x-total-count')).toBe(String(withChildren.body.length));
+  });
+
+  test('an area type in use cannot be deleted, nor lose a policy type its areas use', async () => {
+    expectError(await call('DELETE', back(`/areatypes/${typeId}`), as(operator)), 409, 'AT409');
+    expectError(
+      await call(
+        'PUT',
+        back(`/areatypes/${typeId}`),
+        as(operator, {
+          name: 'Business area',
+          style: { color: '#1e88e5', lineThickness: 2, opacity: 0.3 },
+          policyTypes: ['SPEED_LIMIT_POLICY'],
+        }),
+      ),
+      409,
+      'AT411',
+    );
+  });
+
+  test('area writes are branch-scoped; other tenants see nothing', async () => {
+    const body = { name: 'X', branchId: seed.otherBranchId, areaTypeId: typeId, geofence: mitte };
+    expectError(await call('POST', back('/areas'), as(operator, body)), 403, 'AUTH002');
+    expectError(
+      await call('POST', back('/areas'), as(reader, { ...body, branchId: seed.branchId })),
+      403,
+      'AUTH002',
+    );
+    expectError(await call('DELETE', back(`/areas/${areaId}`), as(reader)), 403, 'AUTH002');
+    expect((await call('GET', back(`/areas/${areaId}`), as(reader))).status).toBe(200);
+    expectError(
+      await call('GET', `/v1/${rival.tenant}/back/areas/${areaId}`, as(rivalOperator)),
+      404,
+      'AREA404',
+    );
+    expectError(
+      await call('GET', `/v1/${rival.tenant}/back/areatypes/${typeId}`, as(rivalOperator)),
+      404,
+      'AT404',
+    );
+    const moved = await call(
+      'PUT',
+      back(`/areas/${areaId}`),
+      as(operator, { ...body, branchId: seed.otherBranchId }),
+    );
+    expectError(moved, 403, 'AUTH002');
+  });
+
+  test('delete the area, then its type', async () => {
+    expect((await call('DELETE', back(`/areas/${areaId}`), as(operator))).status).toBe(204);
+    expectError(await call('GET', back(`/areas/${areaId}`), as(operator)), 404, 'AREA404');
+    expect((await call('DELETE', back(`/areatypes/${typeId}`), as(operator))).status).toBe(204);
+  });
+});
