@@ -12,7 +12,16 @@ import {
   type GeofenceArea,
   type GeofenceGeometry,
 } from '../domain/geofence.js';
-import { ApiClient, Branch, BusinessUnit, Role, RoleAssignment } from '../db/entities/index.js';
+import {
+  ApiClient,
+  Branch,
+  BusinessUnit,
+  Event,
+  Role,
+  RoleAssignment,
+  Vehicle,
+} from '../db/entities/index.js';
+import { connectVehicleToSlot } from '../db/docking.js';
 import { tenantEm } from '../db/orm.js';
 import { seedTenant, demoOperatorClient, type SeededTenant } from '../db/seed.js';
 import { hashSecret } from '../platform/secrets.js';
@@ -253,7 +262,10 @@ beforeAll(async () => {
   operator = await stack.token(seed.tenant, demoOperatorClient);
   rivalOperator = await stack.token(rival.tenant, demoOperatorClient);
   const em = tenantEm(stack.backend.orm, seed.tenant);
-  const readerRole = em.create(Role, { name: 'Geo reader', permissions: ['BRANCH_READ', 'AREA_READ'] });
+  const readerRole = em.create(Role, {
+    name: 'Geo reader',
+    permissions: ['BRANCH_READ', 'AREA_READ', 'STATION_READ'],
+  });
   const client = em.create(ApiClient, {
     clientId: 'geo-reader',
     name: 'Geo reader',
@@ -669,5 +681,240 @@ describe('areas and area types', () => {
     expect((await call('DELETE', back(`/areas/${areaId}`), as(operator))).status).toBe(204);
     expectError(await call('GET', back(`/areas/${areaId}`), as(operator)), 404, 'AREA404');
     expect((await call('DELETE', back(`/areatypes/${typeId}`), as(operator))).status).toBe(204);
+  });
+});
+
+describe('stations, physical stations and docking', () => {
+  let physicalStationId: number;
+  let slotId: number;
+  let vehicleIds: number[];
+
+  beforeAll(async () => {
+    const em = tenantEm(stack.backend.orm, seed.tenant);
+    vehicleIds = (
+      await em.find(Vehicle, { branch: seed.branchId }, { orderBy: { id: 'asc' }, limit: 3 })
+    ).map((v) => v.id);
+  });
+
+  test('stations need a radius or an area; PATCH merges; branch-scoped writes', async () => {
+    const body = {
+      branchId: seed.branchId,
+      name: 'Alexanderplatz hub',
+      type: 'VIRTUAL',
+      position: { lat: 52.5219, lng: 13.4132 },
+    };
+    expectError(await call('POST', back('/stations'), as(operator, body)), 400, 'STN100');
+    const created = await call(
+      'POST',
+      back('/stations'),
+      as(operator, { ...body, radius: 80, capacity: 12, reward: { freeMinutes: 5 } }),
+    );
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      state: 'ACTIVE',
+      visibility: 'public',
+      radius: 80,
+      reward: { freeMinutes: 5 },
+    });
+    const patched = await call(
+      'PATCH',
+      back(`/stations/${created.body.id}`),
+      as(operator, { state: 'INACTIVE', validUntil: '2027-01-01T00:00:00.000Z' }),
+    );
+    expect(patched.body).toMatchObject({
+      state: 'INACTIVE',
+      capacity: 12,
+      validUntil: '2027-01-01T00:00:00.000Z',
+    });
+    expectError(
+      await call('PATCH', back(`/stations/${created.body.id}`), as(operator, { radius: null })),
+      400,
+      'STN100',
+    );
+    expectError(
+      await call('PATCH', back(`/stations/${created.body.id}`), as(reader, { name: 'x' })),
+      403,
+      'AUTH002',
+    );
+    expectError(
+      await call(
+        'POST',
+        back('/stations'),
+        as(operator, { ...body, radius: 5, branchId: seed.otherBranchId }),
+      ),
+      403,
+      'AUTH002',
+    );
+    const listed = await call(
+      'GET',
+      back(`/stations?branchId=${seed.cityBranchId}&includeChildBranches=true&type=VIRTUAL`),
+      as(operator),
+    );
+    expect(listed.body.map((s: { id: number }) => s.id)).toContain(created.body.id);
+    expectError(
+      await call('GET', `/v1/${rival.tenant}/back/stations/${created.body.id}`, as(rivalOperator)),
+      404,
+      'STN404',
+    );
+    expect((await call('DELETE', back(`/stations/${created.body.id}`), as(operator))).status).toBe(204);
+  });
+
+  test('connect and disconnect a vehicle: slot states and PHYSICAL_STATION_SLOT_VEHICLE_ events', async () => {
+    const station = await call(
+      'POST',
+      back('/physical-stations'),
+      as(operator, {
+        branchId: seed.branchId,
+        name: 'Hackescher Markt dock',
+        position: { lat: 52.5225, lng: 13.4023 },
+        description: { en: 'Under the railway arches', de: 'Unter den S-Bahn-Bögen' },
+        images: [{ key: 'mainImage', url: 'https://example.com/dock.jpg' }],
+        appIcons: { vehicle: 'https://example.com/icon.png' },
+      }),
+    );
+    expect(station.status).toBe(201);
+    expect(station.body).toMatchObject({ state: 'IN_PREPARATION', slotCount: 0 });
+    physicalStationId = station.body.id;
+    const slots = [];
+    for (const number of [1, 2]) {
+      const slot = await call(
+        'POST',
+        back(`/physical-stations/${physicalStationId}/slots`),
+        as(operator, { number }),
+      );
+      expect(slot.body).toMatchObject({ number, state: 'VACANT', vehicleId: null });
+      slots.push(slot.body.id);
+    }
+    slotId = slots[0];
+    expectError(
+      await call('POST', back(`/physical-stations/${physicalStationId}/slots`), as(operator, { number: 1 })),
+      409,
+      'PS102',
+    );
+
+    const connect = (slot: number, vehicleId: number) =>
+      call(
+        'POST',
+        back(`/physical-stations/${physicalStationId}/slots/${slot}/connect-vehicle`),
+        as(operator, { vehicleId }),
+      );
+    const connected = await connect(slotId, vehicleIds[0]!);
+    expect(connected.body).toMatchObject({ state: 'OCCUPIED', vehicleId: vehicleIds[0] });
+    expectError(await connect(slotId, vehicleIds[1]!), 409, 'PS100');
+    expectError(
+      await call('DELETE', back(`/physical-stations/${physicalStationId}/slots/${slotId}`), as(operator)),
+      409,
+      'PS103',
+    );
+    // The same vehicle docked at slot 2: slot 1's record is orphaned.
+    const moved = await connect(slots[1], vehicleIds[0]!);
+    expect(moved.body).toMatchObject({ state: 'OCCUPIED', vehicleId: vehicleIds[0] });
+    const listed = await call('GET', back(`/physical-stations/${physicalStationId}/slots`), as(operator));
+    expect(listed.body.map((s: { state: string }) => s.state)).toEqual(['VACANT', 'OCCUPIED']);
+
+    const disconnected = await call(
+      'POST',
+      back(`/physical-stations/${physicalStationId}/slots/${slots[1]}/disconnect-vehicle`),
+      as(operator, {}),
+    );
+    expect(disconnected.body).toMatchObject({ state: 'VACANT', vehicleId: null });
+    expectError(
+      await call(
+        'POST',
+        back(`/physical-stations/${physicalStationId}/slots/${slots[1]}/disconnect-vehicle`),
+        as(operator, {}),
+      ),
+      409,
+      'PS107',
+    );
+    const events = await tenantEm(stack.backend.orm, seed.tenant).find(
+      Event,
+      { vehicleId: vehicleIds[0], type: { $like: 'PHYSICAL_STATION_SLOT_VEHICLE_%' } },
+      { orderBy: { id: 'asc' } },
+    );
+    expect(events.map((e) => e.type)).toEqual([
+      'PHYSICAL_STATION_SLOT_VEHICLE_CONNECTED',
+      'PHYSICAL_STATION_SLOT_VEHICLE_ORPHANED',
+      'PHYSICAL_STATION_SLOT_VEHICLE_CONNECTED',
+      'PHYSICAL_STATION_SLOT_VEHICLE_DISCONNECTED',
+    ]);
+    expect(events[0]!.adminSubject).toBe(`client:${demoOperatorClient.clientId}`);
+  });
+
+  test('a device reporting an unknown slot records VEHICLE_CONNECTED_TO_UNKNOWN_SLOT; reports override slot state', async () => {
+    const em = tenantEm(stack.backend.orm, seed.tenant);
+    const unknown = await em.transactional((tx) =>
+      connectVehicleToSlot(tx, {
+        stationId: physicalStationId,
+        slot: { number: 99 },
+        vehicleId: vehicleIds[1]!,
+        source: 'report',
+        actor: 'device',
+      }),
+    );
+    expect(unknown).toEqual({ outcome: 'UNKNOWN_SLOT' });
+    expect(
+      await em.fork().count(Event, { vehicleId: vehicleIds[1], type: 'VEHICLE_CONNECTED_TO_UNKNOWN_SLOT' }),
+    ).toBe(1);
+    // An out-of-order slot refuses an operator command but takes a device's report (a physical fact).
+    await call(
+      'PATCH',
+      back(`/physical-stations/${physicalStationId}/slots/${slotId}`),
+      as(operator, { state: 'OUT_OF_ORDER' }),
+    );
+    expectError(
+      await call(
+        'POST',
+        back(`/physical-stations/${physicalStationId}/slots/${slotId}/connect-vehicle`),
+        as(operator, { vehicleId: vehicleIds[1] }),
+      ),
+      409,
+      'PS100',
+    );
+    const reported = await em
+      .fork()
+      .transactional((tx) =>
+        connectVehicleToSlot(tx, {
+          stationId: physicalStationId,
+          slot: { number: 1 },
+          vehicleId: vehicleIds[1]!,
+          source: 'report',
+          actor: 'device',
+        }),
+      );
+    expect(reported).toMatchObject({ outcome: 'CONNECTED', slot: { state: 'OCCUPIED' } });
+  });
+
+  test('parking area: capacity, reserved places and the vehicles inside its geometry', async () => {
+    const vehicle = await tenantEm(stack.backend.orm, seed.tenant).findOneOrFail(Vehicle, vehicleIds[2]!);
+    const geometry = multi([
+      ring(
+        vehicle.longitude! - 0.001,
+        vehicle.latitude! - 0.001,
+        vehicle.longitude! + 0.001,
+        vehicle.latitude! + 0.001,
+      ),
+    ]);
+    const path = back(`/physical-stations/${physicalStationId}/parking-area`);
+    expectError(await call('GET', path, as(operator)), 404, 'PS406');
+    expectError(
+      await call('POST', path, as(operator, { capacity: 2, geometry, reservedCount: 3 })),
+      422,
+      'PS106',
+    );
+    const created = await call('POST', path, as(operator, { capacity: 4, geometry, reservedCount: 1 }));
+    expect(created.status).toBe(201);
+    expect(created.body.parkedVehicleIds).toContain(vehicle.id);
+    expect(created.body.freeCount).toBe(4 - 1 - created.body.parkedVehicleIds.length);
+    expectError(await call('POST', path, as(operator, { capacity: 4, geometry })), 409, 'PS104');
+    const patched = await call('PATCH', path, as(operator, { reservedCount: 0 }));
+    expect(patched.body.reservedCount).toBe(0);
+    expectError(await call('PATCH', path, as(reader, { reservedCount: 1 })), 403, 'AUTH002');
+    expect((await call('DELETE', path, as(operator))).status).toBe(204);
+    expectError(
+      await call('GET', `/v1/${rival.tenant}/back/physical-stations/${physicalStationId}`, as(rivalOperator)),
+      404,
+      'PS404',
+    );
   });
 });

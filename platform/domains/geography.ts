@@ -12,6 +12,7 @@ import {
 import { branchRoutes } from '../../api/routes/back/branches.js';
 import { businessUnitRoutes } from '../../api/routes/back/business-units.js';
 import { areaRoutes } from '../../api/routes/back/areas.js';
+import { stationRoutes } from '../../api/routes/back/stations.js';
 import { defineDomain } from './domain.js';
 
 /** Geography: branch administration, business units, areas with geofence policies, stations and POIs. */
@@ -29,8 +30,16 @@ export const geographyDomain = defineDomain({
     Poi,
   ],
   permissions: {
-    operational: ['BRANCH_READ', 'BRANCH_MANAGE', 'AREA_READ', 'AREA_MANAGE', 'AREA_TYPE_MANAGE'],
+    operational: [
+      'BRANCH_READ',
+      'BRANCH_MANAGE',
+      'AREA_READ',
+      'AREA_MANAGE',
+      'AREA_TYPE_MANAGE',
+      'STATION_READ',
+      'STATION_MANAGE',
+    ],
     finance: ['BUSINESS_UNIT_READ', 'BUSINESS_UNIT_MANAGE', 'BUSINESS_UNIT_CREATE'],
   },
-  routes: [...branchRoutes, ...businessUnitRoutes, ...areaRoutes],
+  routes: [...branchRoutes, ...businessUnitRoutes, ...areaRoutes, ...stationRoutes],
 });
