@@ -23,7 +23,7 @@ import {
 } from '../db/entities/index.js';
 import { connectVehicleToSlot } from '../db/docking.js';
 import { tenantEm } from '../db/orm.js';
-import { seedTenant, demoOperatorClient, type SeededTenant } from '../db/seed.js';
+import { seedTenant, demoAppClient, demoOperatorClient, type SeededTenant } from '../db/seed.js';
 import { hashSecret } from '../platform/secrets.js';
 import { uniqueTenant } from './support/stack.js';
 import { expectError, startHttpStack, type CallOptions, type HttpStack, type Reply } from './support/http.js';
@@ -264,7 +264,7 @@ beforeAll(async () => {
   const em = tenantEm(stack.backend.orm, seed.tenant);
   const readerRole = em.create(Role, {
     name: 'Geo reader',
-    permissions: ['BRANCH_READ', 'AREA_READ', 'STATION_READ'],
+    permissions: ['BRANCH_READ', 'AREA_READ', 'STATION_READ', 'POI_READ'],
   });
   const client = em.create(ApiClient, {
     clientId: 'geo-reader',
@@ -871,17 +871,15 @@ describe('stations, physical stations and docking', () => {
       409,
       'PS100',
     );
-    const reported = await em
-      .fork()
-      .transactional((tx) =>
-        connectVehicleToSlot(tx, {
-          stationId: physicalStationId,
-          slot: { number: 1 },
-          vehicleId: vehicleIds[1]!,
-          source: 'report',
-          actor: 'device',
-        }),
-      );
+    const reported = await em.fork().transactional((tx) =>
+      connectVehicleToSlot(tx, {
+        stationId: physicalStationId,
+        slot: { number: 1 },
+        vehicleId: vehicleIds[1]!,
+        source: 'report',
+        actor: 'device',
+      }),
+    );
     expect(reported).toMatchObject({ outcome: 'CONNECTED', slot: { state: 'OCCUPIED' } });
   });
 
@@ -916,5 +914,158 @@ describe('stations, physical stations and docking', () => {
       404,
       'PS404',
     );
+  });
+});
+
+describe('POIs and POI categories', () => {
+  let categoryId: number;
+  let poiId: number;
+  const poiBody = () => ({
+    categoryId,
+    branchId: seed.branchId,
+    name: 'Charging hub Jannowitzbrücke',
+    position: { type: 'Point', coordinates: [13.4187, 52.5152] },
+    address: 'Holzmarktstr. 2',
+  });
+
+  test('categories: create needs POI_CATEGORY_MANAGE; required fields enforced', async () => {
+    const body = {
+      type: 'CHARGING_STATION',
+      name: 'Charging',
+      images: { icon: 'https://example.com/plug.png' },
+    };
+    expectError(await call('POST', back('/categories'), as(reader, body)), 403, 'AUTH002');
+    expect((await call('POST', back('/categories'), as(operator, { name: 'No type' }))).status).toBe(400);
+    const created = await call('POST', back('/categories'), as(operator, body));
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      enabled: true,
+      poiCount: 0,
+      images: body.images,
+      defaultTranslationKeys: {},
+    });
+    categoryId = created.body.id;
+  });
+
+  test('POIs: required fields, PUT replaces, PATCH merges', async () => {
+    const { address: _address, ...withoutAddress } = poiBody();
+    expect((await call('POST', back('/pois'), as(operator, withoutAddress))).status).toBe(400);
+    const created = await call(
+      'POST',
+      back('/pois'),
+      as(operator, {
+        ...poiBody(),
+        city: 'Berlin',
+        displayOnRental: true,
+        translationKeys: { name: 'poi.jannowitz' },
+      }),
+    );
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      city: 'Berlin',
+      displayOnRental: true,
+      position: poiBody().position,
+    });
+    poiId = created.body.id;
+    const patched = await call(
+      'PATCH',
+      back(`/pois/${poiId}`),
+      as(operator, { phoneNumber: '+49 30 123456' }),
+    );
+    expect(patched.body).toMatchObject({ city: 'Berlin', phoneNumber: '+49 30 123456' });
+    const replaced = await call(
+      'PUT',
+      back(`/pois/${poiId}`),
+      as(operator, { ...poiBody(), url: 'https://example.com' }),
+    );
+    expect(replaced.body).toMatchObject({
+      city: null,
+      phoneNumber: null,
+      displayOnRental: false,
+      url: 'https://example.com',
+    });
+    expectError(
+      await call('PATCH', back(`/pois/${poiId}`), as(operator, { categoryId: 2147483647 })),
+      404,
+      'POC404',
+    );
+    expectError(await call('PATCH', back(`/pois/${poiId}`), as(reader, { name: 'x' })), 403, 'AUTH002');
+    expectError(
+      await call('PATCH', back(`/pois/${poiId}`), as(operator, { branchId: seed.otherBranchId })),
+      403,
+      'AUTH002',
+    );
+    const listed = await call(
+      'GET',
+      back(`/pois?branchId=${seed.cityBranchId}&includeChildBranches=true&searchText=charging`),
+      as(operator),
+    );
+    expect(listed.body.map((p: { id: number }) => p.id)).toEqual([poiId]);
+  });
+
+  test('a category in use cannot be deleted; disabling it hides its POIs from apps', async () => {
+    expectError(await call('DELETE', back(`/categories/${categoryId}`), as(operator)), 409, 'POC409');
+    const app = await stack.token(seed.tenant, demoAppClient);
+    expect((await call('GET', stack.front(`/pois/${poiId}?app=true`), as(app))).status).toBe(200);
+    expect((await call('GET', stack.front(`/pois/${poiId}`), as(app))).status).toBe(400);
+    await call('PATCH', back(`/categories/${categoryId}`), as(operator, { enabled: false }));
+    expectError(await call('GET', stack.front(`/pois/${poiId}?app=true`), as(app)), 404, 'POI404');
+    expectError(
+      await call('GET', `/v1/${rival.tenant}/back/pois/${poiId}`, as(rivalOperator)),
+      404,
+      'POI404',
+    );
+    expect((await call('DELETE', back(`/pois/${poiId}`), as(operator))).status).toBe(204);
+    expect((await call('DELETE', back(`/categories/${categoryId}`), as(operator))).status).toBe(204);
+  });
+});
+
+describe('app interface', () => {
+  test('branches: public ones in service; intersectable ones with contact details', async () => {
+    const app = await stack.token(seed.tenant, demoAppClient);
+    const branches = await call('GET', stack.front('/branches?searchText=berlin'), as(app));
+    expect(branches.status).toBe(200);
+    const names = branches.body.map((b: { name: string }) => b.name);
+    expect(names).toContain('Berlin Mitte');
+    // The branch created in preparation and made private above is not shown.
+    expect(names).not.toContain('Mitte Nord');
+    await call(
+      'PUT',
+      back(`/branches/${seed.branchId}/compatible-branches`),
+      as(operator, [{ branchId: seed.cityBranchId, isIncoming: true, isOutgoing: true }]),
+    );
+    const intersectable = await call('GET', stack.front(`/branches/${seed.branchId}/intersectable`), as(app));
+    expect(intersectable.body).toEqual([
+      expect.objectContaining({
+        id: seed.cityBranchId,
+        isIncoming: true,
+        isOutgoing: true,
+        contactInfo: null,
+      }),
+    ]);
+    expectError(
+      await call('GET', stack.front(`/branches/${rival.branchId}/intersectable`), as(app)),
+      404,
+      'B404',
+    );
+  });
+
+  test('physical stations: only those open to customers', async () => {
+    const app = await stack.token(seed.tenant, demoAppClient);
+    const before = await call('GET', stack.front(`/physical-stations?branchId=${seed.branchId}`), as(app));
+    const station = await call(
+      'POST',
+      back('/physical-stations'),
+      as(operator, {
+        branchId: seed.branchId,
+        name: 'Open dock',
+        position: { lat: 52.52, lng: 13.4 },
+        state: 'OPERATIONAL',
+      }),
+    );
+    const after = await call('GET', stack.front(`/physical-stations?branchId=${seed.branchId}`), as(app));
+    expect(after.body.map((s: { id: number }) => s.id)).toContain(station.body.id);
+    expect(after.body.length).toBe(before.body.length + 1);
+    expect(after.headers.get('x-total-count')).toBe(String(after.body.length));
   });
 });

@@ -198,7 +198,8 @@ export async function visibleBranchIds(ctx: RouteContext, permission: string): P
   );
 }
 
-const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/** An ILIKE pattern matching the text anywhere, its wildcards escaped. */
+export const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** Name or code containing the text, case-insensitively. */
 export const searchCondition = (text: string | undefined) =>
