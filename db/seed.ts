@@ -14,6 +14,7 @@ import {
 import { permissionCatalogue } from '../platform/domains/index.js';
 import { RENTAL_RESERVATION_SETTING_KEY, defaultReservationSettings } from '../domain/rental.js';
 import { hashSecret } from '../platform/secrets.js';
+import { seedGeography } from './seed/geography.js';
 
 export const DEMO_TENANT = 'demo';
 /** The district branch that holds the seeded fleet. */
@@ -224,6 +225,7 @@ export async function seedTenant(
       value: { center: { lat: 52.52, lng: 13.405 }, zoom: 14 },
       publicVisible: true,
     });
+    await seedGeography(tx, { tenant, city, district: mitte, cars });
     await tx.flush();
     return {
       tenant: tenantId,

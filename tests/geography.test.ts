@@ -14,6 +14,7 @@ import {
 } from '../domain/geofence.js';
 import {
   ApiClient,
+  Area,
   Branch,
   BusinessUnit,
   Event,
@@ -22,6 +23,7 @@ import {
   Vehicle,
 } from '../db/entities/index.js';
 import { connectVehicleToSlot } from '../db/docking.js';
+import { loadBranchGeofence } from '../db/areas.js';
 import { tenantEm } from '../db/orm.js';
 import { seedTenant, demoAppClient, demoOperatorClient, type SeededTenant } from '../db/seed.js';
 import { hashSecret } from '../platform/secrets.js';
@@ -1041,7 +1043,7 @@ describe('app interface', () => {
         id: seed.cityBranchId,
         isIncoming: true,
         isOutgoing: true,
-        contactInfo: null,
+        contactInfo: expect.objectContaining({ email: 'berlin@example.com' }),
       }),
     ]);
     expectError(
@@ -1068,5 +1070,32 @@ describe('app interface', () => {
     expect(after.body.map((s: { id: number }) => s.id)).toContain(station.body.id);
     expect(after.body.length).toBe(before.body.length + 1);
     expect(after.headers.get('x-total-count')).toBe(String(after.body.length));
+  });
+});
+
+describe('demo geography', () => {
+  test('the seeded areas are valid and put the seeded fleet where Berlin has it', async () => {
+    const em = tenantEm(stack.backend.orm, seed.tenant);
+    const areas = await em.find(Area, { tags: { $contains: ['demo'] } });
+    expect(areas).toHaveLength(2);
+    for (const area of areas) expect(geofenceProblem(area.geofence)).toBeNull();
+    const geofence = await loadBranchGeofence(em, seed.tenant, seed.branchId);
+    const scooter = await em.findOneOrFail(Vehicle, { code: 'SC-001' });
+    const at = (lat: number, lng: number) =>
+      geofenceVerdict(geofence, { position: { lat, lng }, vehicleCategoryId: scooter.category.id });
+    // Alexanderplatz: inside the pedestrian zone; Hackescher Markt: a fine place to end; Kottbusser Tor: outside.
+    expect(at(52.521918, 13.413215)).toMatchObject({
+      noParking: { forbidden: true },
+      endRental: { refusal: 'NO_END_RENTAL_AREA' },
+    });
+    expect(at(52.52249, 13.40228)).toMatchObject({ endRental: { allowed: true }, speedLimit: { kmh: 20 } });
+    expect(at(52.49906, 13.41812).endRental.refusal).toBe('OUTSIDE_END_RENTAL_AREA');
+    const car = await em.findOneOrFail(Vehicle, { code: 'B-FF 1002' });
+    expect(
+      geofenceVerdict(geofence, {
+        position: { lat: 52.52249, lng: 13.40228 },
+        vehicleCategoryId: car.category.id,
+      }).speedLimit?.kmh,
+    ).toBe(30);
   });
 });
