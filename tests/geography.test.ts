@@ -361,6 +361,15 @@ describe('branches', () => {
       'B101',
     );
     expectError(
+      await call(
+        'PUT',
+        back(`/branches/${childId}`),
+        as(operator, { ...update, timeZoneId: 'Europe/Atlantis' }),
+      ),
+      422,
+      'B105',
+    );
+    expectError(
       await call('PUT', back(`/branches/${childId}`), as(operator, { ...update, code: 'berlin' })),
       409,
       'B100',
@@ -603,7 +612,7 @@ describe('areas and area types', () => {
       back('/areas'),
       as(operator, { name: 'Bad', branchId: seed.branchId, areaTypeId: typeId, geofence }),
     );
-    expectError(reply, 400, 'GF100');
+    expectError(reply, 422, 'GF100');
   });
 
   test('PUT with resetNew clears NEW; list with includeChildBranches, sort and X-Pagination-* headers', async () => {
@@ -705,7 +714,7 @@ describe('stations, physical stations and docking', () => {
       type: 'VIRTUAL',
       position: { lat: 52.5219, lng: 13.4132 },
     };
-    expectError(await call('POST', back('/stations'), as(operator, body)), 400, 'STN100');
+    expectError(await call('POST', back('/stations'), as(operator, body)), 422, 'STN100');
     const created = await call(
       'POST',
       back('/stations'),
@@ -730,7 +739,7 @@ describe('stations, physical stations and docking', () => {
     });
     expectError(
       await call('PATCH', back(`/stations/${created.body.id}`), as(operator, { radius: null })),
-      400,
+      422,
       'STN100',
     );
     expectError(
@@ -970,6 +979,15 @@ describe('POIs and POI categories', () => {
       position: poiBody().position,
     });
     poiId = created.body.id;
+    expectError(
+      await call(
+        'PATCH',
+        back(`/pois/${poiId}`),
+        as(operator, { position: { type: 'Point', coordinates: [13.4, 152.5] } }),
+      ),
+      422,
+      'GF100',
+    );
     const patched = await call(
       'PATCH',
       back(`/pois/${poiId}`),

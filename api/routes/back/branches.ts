@@ -1,6 +1,6 @@
 // Branch administration: the branch tree, its states and settings, and compatible branches.
 import { Type, type Static } from '@sinclair/typebox';
-import { Branch, BusinessUnit, CompatibleBranch } from '../../../db/entities/index.js';
+import { Branch, BusinessUnit, CompatibleBranch, TENANT_FILTER } from '../../../db/entities/index.js';
 import { branchOperationModes, branchStates, branchVisibilities } from '../../../db/entities/Branch.js';
 import type { EntityManager } from '../../../db/orm.js';
 import { branchTree, branchWithDescendants, grantedSubtrees } from '../../../db/branches.js';
@@ -20,6 +20,16 @@ export const PercentageString = Str(6, {
   pattern: '^(100(\\.0{1,2})?|[0-9]{1,2}(\\.[0-9]{1,2})?)$',
   description: 'Percentage as a decimal string, e.g. `19.00`.',
 });
+/** Refuses a time zone the runtime does not know (B105): schedules and local times depend on it. */
+export function assertTimeZone(timeZoneId: string | undefined): void {
+  if (timeZoneId === undefined) return;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: timeZoneId });
+  } catch {
+    throw new DomainError('B105', `unknown time zone ${timeZoneId}`);
+  }
+}
+
 /** An IANA time zone name. */
 export const TimeZoneId = Str(64, { pattern: '^[A-Za-z_]+(/[A-Za-z0-9_+-]+){0,2}$|^UTC$' });
 
@@ -146,7 +156,7 @@ const CompatibleBranchSchema = component(
 );
 
 const BranchIdParams = Type.Object({ branchId: Id() });
-const SearchText = Str(100, { description: 'Case-insensitive part of the name or code.' });
+const SearchText = Str(100, { minLength: 1, description: 'Case-insensitive part of the name or code.' });
 
 /** The API's branch representation. */
 export function toBranchDto(branch: Branch, children?: Branch[]): Static<typeof BranchSchema> {
@@ -182,6 +192,17 @@ function toBranchSummary(branch: Branch): Static<typeof BranchSummary> {
     state: branch.state,
     parentId: branch.parent?.id ?? null,
   };
+}
+
+/** Runs `work` in one transaction of the request, confined to its tenant: all of it commits or nothing. */
+export function inRequestTransaction<T>(
+  ctx: RouteContext,
+  work: (tx: EntityManager) => Promise<T>,
+): Promise<T> {
+  return ctx.em.transactional(async (tx) => {
+    tx.setFilterParams(TENANT_FILTER, { tenantId: ctx.tenant });
+    return work(tx);
+  });
 }
 
 /** Loads a branch of the tenant with its business unit, or B404. */
@@ -356,9 +377,10 @@ export const createBranch = defineRoute({
       headers: { Location: { description: 'URL of the new branch.', schema: Str(200) } },
     },
   },
-  errors: ['B100', 'B405'],
+  errors: ['B100', 'B105', 'B405'],
   async handler(ctx) {
     const { em, body } = ctx;
+    assertTimeZone(body.timeZoneId);
     const parent = await loadBranch(em, body.parentId);
     await assertCodeFree(em, body.code);
     const unit = await businessUnitFor(ctx, body.billableBranchId, parent.businessUnit);
@@ -396,9 +418,10 @@ export const updateBranch = defineRoute({
   body: BranchUpdate,
   access: { permission: 'BRANCH_MANAGE', branchOf: 'the path', branch: (ctx) => ctx.params.branchId },
   responses: { 200: { description: 'The branch', schema: BranchSchema } },
-  errors: ['B100', 'B101', 'B405'],
+  errors: ['B100', 'B101', 'B105', 'B405'],
   async handler(ctx) {
     const { em, body, tenant } = ctx;
+    assertTimeZone(body.timeZoneId);
     const branch = await loadBranch(em, ctx.params.branchId);
     await assertCodeFree(em, body.code, branch.id);
     const currentParentId = branch.parent?.id ?? null;
@@ -477,16 +500,17 @@ export const replaceCompatibleBranches = defineRoute({
     if (wanted.has(params.branchId)) throw new DomainError('B104');
     const found = await em.count(Branch, { id: { $in: [...wanted.keys()] } });
     if (found !== wanted.size) throw new DomainError('B404', 'a compatible branch does not exist');
-    await em.nativeDelete(CompatibleBranch, { branch: params.branchId });
-    for (const entry of wanted.values())
-      if (entry.isIncoming || entry.isOutgoing)
-        em.create(CompatibleBranch, {
-          branch: em.getReference(Branch, params.branchId),
-          compatible: em.getReference(Branch, entry.branchId),
-          isIncoming: entry.isIncoming,
-          isOutgoing: entry.isOutgoing,
-        });
-    await em.flush();
+    await inRequestTransaction(ctx, async (tx) => {
+      await tx.nativeDelete(CompatibleBranch, { branch: params.branchId });
+      for (const entry of wanted.values())
+        if (entry.isIncoming || entry.isOutgoing)
+          tx.create(CompatibleBranch, {
+            branch: tx.getReference(Branch, params.branchId),
+            compatible: tx.getReference(Branch, entry.branchId),
+            isIncoming: entry.isIncoming,
+            isOutgoing: entry.isOutgoing,
+          });
+    });
     return ok(await compatibleBranchesOf(em, params.branchId));
   },
 });

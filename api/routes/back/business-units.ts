@@ -8,7 +8,15 @@ import { DomainError } from '../../../domain/errors.js';
 import { created, defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';
 import { component, Id, Int, Nullable, Str } from '../../kernel/schemas.js';
 import { orderBy } from '../../paging.js';
-import { ContactInfo, CurrencyCode, PercentageString, searchCondition, TimeZoneId } from './branches.js';
+import {
+  assertTimeZone,
+  ContactInfo,
+  inRequestTransaction,
+  CurrencyCode,
+  PercentageString,
+  searchCondition,
+  TimeZoneId,
+} from './branches.js';
 
 const tags = ['Business Units'];
 
@@ -137,6 +145,7 @@ async function assertCodeFree(em: EntityManager, code: string, exceptId?: number
 
 /** Applies the given fields (undefined: unchanged; null: cleared, `scale` back to 2). */
 function applyFields(unit: BusinessUnit, fields: Partial<Static<typeof BusinessUnitPatch>>): void {
+  assertTimeZone(fields.timeZoneId);
   for (const [key, value] of Object.entries(fields)) {
     if (value === undefined) continue;
     if (key === 'scale') unit.scale = value === null ? 2 : (value as number);
@@ -152,7 +161,7 @@ export const listBusinessUnits = defineRoute({
   summary: 'Business units the caller may read',
   tags,
   query: Type.Object({
-    searchText: Type.Optional(Str(100)),
+    searchText: Type.Optional(Str(100, { minLength: 1 })),
     sort: Type.Optional(Str(20, { pattern: '^(id|name|code)(,(asc|desc|ASC|DESC))?$', default: 'name' })),
   }),
   paged: { defaultSize: 50 },
@@ -210,11 +219,12 @@ export const createBusinessUnit = defineRoute({
       headers: { Location: { description: 'URL of the new unit.', schema: Str(200) } },
     },
   },
-  errors: ['AUTH002', 'B103'],
+  errors: ['AUTH002', 'B103', 'B105'],
   async handler(ctx) {
     const { em, body } = ctx;
     if (!(await ctx.holds({ permission: 'BUSINESS_UNIT_CREATE' })))
       throw new DomainError('AUTH002', 'missing permission BUSINESS_UNIT_CREATE');
+    assertTimeZone(body.timeZoneId);
     await assertCodeFree(em, body.code);
     const unit = em.create(BusinessUnit, {
       code: body.code,
@@ -254,7 +264,7 @@ export const updateBusinessUnit = defineRoute({
     businessUnit: (ctx) => ctx.params.businessUnitId,
   },
   responses: { 200: { description: 'The business unit', schema: BusinessUnitSchema } },
-  errors: ['B103'],
+  errors: ['B103', 'B105'],
   async handler(ctx) {
     return replaceUnit(ctx, ctx.params.businessUnitId, ctx.body);
   },
@@ -276,7 +286,7 @@ export const updateBillableBranch = defineRoute({
     businessUnit: (ctx) => ctx.params.id,
   },
   responses: { 200: { description: 'The billable branch', schema: BusinessUnitSchema } },
-  errors: ['B103'],
+  errors: ['B103', 'B105'],
   async handler(ctx) {
     return replaceUnit(ctx, ctx.params.id, ctx.body);
   },
@@ -297,7 +307,7 @@ export const patchBusinessUnit = defineRoute({
     businessUnit: (ctx) => ctx.params.businessUnitId,
   },
   responses: { 200: { description: 'The business unit', schema: BusinessUnitSchema } },
-  errors: ['B103'],
+  errors: ['B103', 'B105'],
   async handler({ em, params, body }) {
     const unit = await loadUnit(em, params.businessUnitId);
     if (body.code !== undefined) await assertCodeFree(em, body.code, unit.id);
@@ -324,12 +334,13 @@ export const deleteBusinessUnit = defineRoute({
   },
   responses: { 204: { description: 'Deleted' } },
   errors: ['B102'],
-  async handler({ em, params }) {
+  async handler(ctx) {
+    const { em, params } = ctx;
     const unit = await loadUnit(em, params.businessUnitId);
     // The database knows every reference (foreign keys), including those of other domains. Grants on
     // the unit are no business reference: they go with it, in the same transaction.
     try {
-      await em.transactional(async (tx) => {
+      await inRequestTransaction(ctx, async (tx) => {
         await tx.nativeDelete(RoleAssignment, { businessUnit: unit.id });
         await tx.nativeDelete(BusinessUnit, { id: unit.id });
       });

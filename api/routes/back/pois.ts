@@ -426,7 +426,7 @@ export const listPois = defineRoute({
     includeChildBranches: Type.Optional(Type.Boolean({ default: false })),
     categoryId: Type.Optional(Id()),
     enabled: Type.Optional(Type.Boolean()),
-    searchText: Type.Optional(Str(100)),
+    searchText: Type.Optional(Str(100, { minLength: 1 })),
     sort: Type.Optional(Str(20, { pattern: '^(id|name|city)(,(asc|desc|ASC|DESC))?$', default: 'name' })),
   }),
   paged: { defaultSize: 50, maxSize: 500 },

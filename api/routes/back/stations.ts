@@ -21,6 +21,7 @@ import { created, defineRoute, noContent, ok, type RouteContext } from '../../ke
 import { component, DateTime, Id, Int, Nullable, Position, Str, StringEnum } from '../../kernel/schemas.js';
 import { orderBy } from '../../paging.js';
 import { Geofence } from './areas.js';
+import { inRequestTransaction } from './branches.js';
 
 const tags = ['Stations'];
 
@@ -782,7 +783,7 @@ export const connectVehicle = defineRoute({
   responses: { 200: { description: 'The slot', schema: SlotSchema } },
   errors: ['PS404', 'PS405', 'PS100', 'PS105', 'V404'],
   async handler(ctx) {
-    const result = await ctx.em.transactional((tx) =>
+    const result = await inRequestTransaction(ctx, (tx) =>
       connectVehicleToSlot(tx, {
         stationId: ctx.params.stationId,
         slot: { id: ctx.params.slotId },
@@ -816,7 +817,7 @@ export const disconnectVehicle = defineRoute({
   responses: { 200: { description: 'The slot', schema: SlotSchema } },
   errors: ['PS404', 'PS405', 'PS107'],
   async handler(ctx) {
-    const slot = await ctx.em.transactional((tx) =>
+    const slot = await inRequestTransaction(ctx, (tx) =>
       disconnectVehicleFromSlot(tx, {
         stationId: ctx.params.stationId,
         slot: { id: ctx.params.slotId },

@@ -79,7 +79,7 @@ export const listAppBranches = defineRoute({
   interface: 'front',
   summary: 'Public branches in service',
   tags: ['Branches'],
-  query: Type.Object({ searchText: Type.Optional(Str(100)) }),
+  query: Type.Object({ searchText: Type.Optional(Str(100, { minLength: 1 })) }),
   access: { anyCaller: 'only public branches in service, which every app shows, are listed.' },
   responses: { 200: { description: 'Branches, by name', schema: Type.Array(AppBranch, { maxItems: 1000 }) } },
   errors: [],
