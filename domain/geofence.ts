@@ -106,10 +106,14 @@ export interface GeofenceProblem {
     | 'RING_NOT_CLOSED'
     | 'INVALID_POSITION'
     | 'COORDINATE_OUT_OF_RANGE'
-    | 'SELF_INTERSECTION';
+    | 'SELF_INTERSECTION'
+    | 'TOO_MANY_POSITIONS';
   message: string;
   path?: number[];
 }
+
+/** Positions a geofence may have in all (the crossing check is quadratic in a polygon's positions). */
+export const maxGeofencePositions = 5000;
 
 const isPosition = (value: unknown): value is [number, number] =>
   Array.isArray(value) &&
@@ -117,7 +121,8 @@ const isPosition = (value: unknown): value is [number, number] =>
   value.every((n) => typeof n === 'number' && Number.isFinite(n));
 
 /**
- * The first problem of a geofence, or null when it is a valid MultiPolygon: every ring has at least four
+ * The first problem of a geofence, or null when it is a valid MultiPolygon of at most
+ * `maxGeofencePositions` positions: every ring has at least four
  * positions, is closed, has longitudes in [-180, 180] and latitudes in [-90, 90], and no ring crosses
  * itself or another ring of its polygon.
  */
@@ -127,6 +132,14 @@ export function geofenceProblem(geometry: unknown): GeofenceProblem | null {
     return { reason: 'NOT_A_MULTIPOLYGON', message: 'the geofence must be a GeoJSON MultiPolygon' };
   const polygons = candidate.coordinates as unknown[];
   if (polygons.length === 0) return { reason: 'EMPTY', message: 'the geofence has no polygon' };
+  const positions = polygons
+    .flat()
+    .reduce<number>((sum, ring) => sum + (Array.isArray(ring) ? ring.length : 0), 0);
+  if (positions > maxGeofencePositions)
+    return {
+      reason: 'TOO_MANY_POSITIONS',
+      message: `the geofence has ${positions} positions; at most ${maxGeofencePositions} are allowed`,
+    };
   for (const [p, rings] of polygons.entries()) {
     if (!Array.isArray(rings) || rings.length === 0)
       return { reason: 'EMPTY', message: `polygon ${p} has no ring`, path: [p] };

@@ -80,6 +80,15 @@ describe('geofence validation', () => {
       'SELF_INTERSECTION',
     ],
     ['hole crossing its outer ring', multi([ring(0, 0, 10, 10), ring(8, 8, 12, 12)]), 'SELF_INTERSECTION'],
+    [
+      'more than 5000 positions in all',
+      multi(
+        ...Array.from({ length: 2 }, () => [
+          Array.from({ length: 3000 }, (_, i) => [i / 3000, (i % 2) / 10]).concat([[0, 0]]),
+        ]),
+      ),
+      'TOO_MANY_POSITIONS',
+    ],
   ])('%s is refused', (_name, geometry, reason) => {
     expect(geofenceProblem(geometry)).toMatchObject({ reason });
   });
@@ -768,6 +777,19 @@ describe('stations, physical stations and docking', () => {
       'STN404',
     );
     expect((await call('DELETE', back(`/stations/${created.body.id}`), as(operator))).status).toBe(204);
+  });
+
+  test('localized texts and icon maps only take well-formed keys', async () => {
+    const body = { branchId: seed.branchId, name: 'Bad keys', position: { lat: 52.52, lng: 13.4 } };
+    for (const extra of [
+      { appIcons: { 'bad key\n': 'https://example.com/a.png' } },
+      { description: { '': 'x' } },
+    ])
+      expectError(
+        await call('POST', back('/physical-stations'), as(operator, { ...body, ...extra })),
+        400,
+        '0022',
+      );
   });
 
   test('connect and disconnect a vehicle: slot states and PHYSICAL_STATION_SLOT_VEHICLE_ events', async () => {

@@ -11,6 +11,7 @@ import {
   areaStatuses,
   capacityCountedStates,
   geofenceProblem,
+  maxGeofencePositions,
   policiesProblem,
   weekdays,
   type AreaPolicy,
@@ -38,17 +39,17 @@ export const Geofence = component(
         Type.Array(
           Type.Array(
             Type.Array(Type.Number({ minimum: -1000, maximum: 1000 }), { minItems: 2, maxItems: 3 }),
-            { maxItems: 10000 },
+            { maxItems: maxGeofencePositions },
           ),
-          { maxItems: 100 },
+          { maxItems: 20 },
         ),
-        { maxItems: 100 },
+        { maxItems: 50 },
       ),
     },
     {
       additionalProperties: false,
       description:
-        'GeoJSON MultiPolygon. Positions are [longitude, latitude] as GeoJSON says (not latitude/longitude); every ring is closed (last position = first) and no ring crosses itself or another ring of its polygon.',
+        'GeoJSON MultiPolygon. Positions are [longitude, latitude] as GeoJSON says (not latitude/longitude); every ring is closed (last position = first) and no ring crosses itself or another ring of its polygon; at most 5000 positions in all.',
     },
   ),
 );

@@ -32,7 +32,11 @@ export const GeoJsonPoint = component(
 const Images = Type.Record(
   Str(32, { pattern: '^(icon|mainImage|detailsImage_[A-Za-z0-9]{1,16})$' }),
   Str(1000, { format: 'uri' }),
-  { maxProperties: 20, description: 'Image role (icon, mainImage, detailsImage_*) → URL.' },
+  {
+    maxProperties: 20,
+    additionalProperties: false,
+    description: 'Image role (icon, mainImage, detailsImage_*) → URL.',
+  },
 );
 const TranslationKeys = Type.Object(
   { name: Type.Optional(Str(200)), description: Type.Optional(Str(200)) },

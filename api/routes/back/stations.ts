@@ -318,6 +318,7 @@ const PhysicalStationState = component('PhysicalStationState', StringEnum(physic
 const SlotState = component('SlotState', StringEnum(slotStates));
 const LocalizedText = Type.Record(Str(16, { pattern: '^[a-z]{2}(-[A-Z]{2})?$' }), Str(4000), {
   maxProperties: 30,
+  additionalProperties: false,
   description: 'Language tag (en, de, de-CH) → text.',
 });
 const ImageSchema = Type.Object(
@@ -329,6 +330,7 @@ const ImageSchema = Type.Object(
 );
 const AppIcons = Type.Record(Str(32, { pattern: '^[A-Za-z][A-Za-z0-9_]*$' }), Str(1000, { format: 'uri' }), {
   maxProperties: 20,
+  additionalProperties: false,
   description: 'Icon overrides for apps: role (vehicle, parking, …) → URL.',
 });
 
@@ -342,9 +344,9 @@ export const PhysicalStationSchema = component(
       state: PhysicalStationState,
       position: Position,
       address: Nullable(Type.String()),
-      description: Type.Record(Type.String(), Type.String()),
+      description: LocalizedText,
       images: Type.Array(ImageSchema),
-      appIcons: Nullable(Type.Record(Type.String(), Type.String())),
+      appIcons: Nullable(AppIcons),
       slotCount: Type.Integer(),
       vacantSlotCount: Type.Integer(),
     },
