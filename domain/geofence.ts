@@ -107,7 +107,8 @@ export interface GeofenceProblem {
     | 'INVALID_POSITION'
     | 'COORDINATE_OUT_OF_RANGE'
     | 'SELF_INTERSECTION'
-    | 'TOO_MANY_POSITIONS';
+    | 'TOO_MANY_POSITIONS'
+    | 'DEGENERATE_RING';
   message: string;
   path?: number[];
 }
@@ -171,6 +172,12 @@ export function geofenceProblem(geometry: unknown): GeofenceProblem | null {
         return {
           reason: 'RING_NOT_CLOSED',
           message: `ring ${r} of polygon ${p} is not closed (its last position must equal its first)`,
+          path: [p, r],
+        };
+      if (new Set((ring as number[][]).map(([lng, lat]) => `${lng},${lat}`)).size < 3)
+        return {
+          reason: 'DEGENERATE_RING',
+          message: `ring ${r} of polygon ${p} has fewer than 3 distinct positions`,
           path: [p, r],
         };
     }

@@ -81,6 +81,18 @@ describe('geofence validation', () => {
     ],
     ['hole crossing its outer ring', multi([ring(0, 0, 10, 10), ring(8, 8, 12, 12)]), 'SELF_INTERSECTION'],
     [
+      'a ring of one repeated position',
+      multi([
+        [
+          [1, 1],
+          [1, 1],
+          [1, 1],
+          [1, 1],
+        ],
+      ]),
+      'DEGENERATE_RING',
+    ],
+    [
       'more than 5000 positions in all',
       multi(
         ...Array.from({ length: 2 }, () => [
