@@ -17,6 +17,7 @@ import { hashSecret } from '../platform/secrets.js';
 import { seedPricing } from './seed/pricing.js';
 import { seedFleet } from './seed/fleet.js';
 import { seedCustomers } from './seed/customers.js';
+import { seedGeography } from './seed/geography.js';
 
 export const DEMO_TENANT = 'demo';
 /** The district branch that holds the seeded fleet. */
@@ -229,6 +230,7 @@ export async function seedTenant(
       publicVisible: true,
     });
     await seedCustomers(tx, { tenant, customers: customerRows, cityBranch: city, businessUnit: unit });
+    await seedGeography(tx, { tenant, city, district: mitte, cars });
     await tx.flush();
     await seedFleet(tx, tenantId);
     return {

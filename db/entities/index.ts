@@ -32,6 +32,15 @@ import { Verification } from './Verification.js';
 import { VerificationMedia } from './VerificationMedia.js';
 import { PaymentSource } from './PaymentSource.js';
 import { CreditRating } from './CreditRating.js';
+import { CompatibleBranch } from './CompatibleBranch.js';
+import { AreaType } from './AreaType.js';
+import { Area } from './Area.js';
+import { Station } from './Station.js';
+import { PhysicalStation } from './PhysicalStation.js';
+import { PhysicalStationSlot } from './PhysicalStationSlot.js';
+import { ParkingArea } from './ParkingArea.js';
+import { PoiCategory } from './PoiCategory.js';
+import { Poi } from './Poi.js';
 
 export {
   Tenant,
@@ -68,5 +77,14 @@ export {
   VerificationMedia,
   PaymentSource,
   CreditRating,
+  CompatibleBranch,
+  AreaType,
+  Area,
+  Station,
+  PhysicalStation,
+  PhysicalStationSlot,
+  ParkingArea,
+  PoiCategory,
+  Poi,
 };
 export { TenantScoped, TENANT_FILTER } from './TenantScoped.js';

@@ -4,10 +4,12 @@ import { Migration20261121050909_initial } from './Migration20261121050909_initi
 import { Migration20261122103719_pricing } from './Migration20261122103719_pricing.js';
 import { Migration20261122104722_fleet } from './Migration20261122104722_fleet.js';
 import { Migration20261122105400_customers } from './Migration20261122105400_customers.js';
+import { Migration20261122103242_geography } from './Migration20261122103242_geography.js';
 
 /** Migrations in order; listed explicitly so every runtime (tsx, jest, bundlers) loads the same set. */
 export const migrationsList: { name: string; class: Constructor<Migration> }[] = [
   { name: 'Migration20261121050909_initial', class: Migration20261121050909_initial },
+  { name: 'Migration20261122103242_geography', class: Migration20261122103242_geography },
   { name: 'Migration20261122103719_pricing', class: Migration20261122103719_pricing },
   { name: 'Migration20261122104722_fleet', class: Migration20261122104722_fleet },
   { name: 'Migration20261122105400_customers', class: Migration20261122105400_customers },

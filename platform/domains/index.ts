@@ -11,6 +11,7 @@ import { settingDomain } from './settings.js';
 import { accessDomain } from './access.js';
 import { financeDomain } from './finance.js';
 import { pricingDomain } from './pricing.js';
+import { geographyDomain } from './geography.js';
 
 export const domains: readonly DomainModule[] = [
   organisationDomain,
@@ -22,6 +23,7 @@ export const domains: readonly DomainModule[] = [
   accessDomain,
   financeDomain,
   pricingDomain,
+  geographyDomain,
 ];
 
 /** Every entity class, for the ORM configuration. */

@@ -1,0 +1,31 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { prepareAreas, type PreparedAreas } from '../domain/geofence.js';
+import { Area } from './entities/index.js';
+import { branchAncestry } from './branches.js';
+
+/**
+ * The geofence of a branch, prepared for lookups (`areasAt`, `geofenceVerdict` of domain/geofence.ts):
+ * the active areas of the branch and of its ancestors (a city's business area covers its districts).
+ * Rentals call it for their end requirements, fleet KPIs for vehicles outside business areas.
+ */
+export async function loadBranchGeofence(
+  em: EntityManager,
+  tenant: string,
+  branchId: number,
+): Promise<PreparedAreas> {
+  const branches = await branchAncestry(em, tenant, branchId);
+  const areas = await em.find(
+    Area,
+    { branch: { $in: branches }, status: 'ACTIVE' },
+    { orderBy: { createdAt: 'asc', id: 'asc' } },
+  );
+  return prepareAreas(
+    areas.map((area) => ({
+      id: area.id,
+      status: area.status,
+      vehicleTypeIds: area.vehicleTypeIds,
+      geofence: area.geofence,
+      policies: area.policies,
+    })),
+  );
+}

@@ -1,0 +1,61 @@
+import {
+  Area,
+  AreaType,
+  CompatibleBranch,
+  ParkingArea,
+  PhysicalStation,
+  PhysicalStationSlot,
+  Poi,
+  PoiCategory,
+  Station,
+} from '../../db/entities/index.js';
+import { branchRoutes } from '../../api/routes/back/branches.js';
+import { businessUnitRoutes } from '../../api/routes/back/business-units.js';
+import { areaRoutes } from '../../api/routes/back/areas.js';
+import { stationRoutes } from '../../api/routes/back/stations.js';
+import { poiRoutes } from '../../api/routes/back/pois.js';
+import { appBranchRoutes } from '../../api/routes/front/branches.js';
+import { appPoiRoutes } from '../../api/routes/front/pois.js';
+import { appPhysicalStationRoutes } from '../../api/routes/front/physical-stations.js';
+import { defineDomain } from './domain.js';
+
+/** Geography: branch administration, business units, areas with geofence policies, stations and POIs. */
+export const geographyDomain = defineDomain({
+  name: 'geography',
+  entities: [
+    CompatibleBranch,
+    AreaType,
+    Area,
+    Station,
+    PhysicalStation,
+    PhysicalStationSlot,
+    ParkingArea,
+    PoiCategory,
+    Poi,
+  ],
+  permissions: {
+    operational: [
+      'BRANCH_READ',
+      'BRANCH_MANAGE',
+      'AREA_READ',
+      'AREA_MANAGE',
+      'AREA_TYPE_MANAGE',
+      'STATION_READ',
+      'STATION_MANAGE',
+      'POI_READ',
+      'POI_MANAGE',
+      'POI_CATEGORY_MANAGE',
+    ],
+    finance: ['BUSINESS_UNIT_READ', 'BUSINESS_UNIT_MANAGE', 'BUSINESS_UNIT_CREATE'],
+  },
+  routes: [
+    ...branchRoutes,
+    ...businessUnitRoutes,
+    ...areaRoutes,
+    ...stationRoutes,
+    ...poiRoutes,
+    ...appBranchRoutes,
+    ...appPoiRoutes,
+    ...appPhysicalStationRoutes,
+  ],
+});
