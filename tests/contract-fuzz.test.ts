@@ -22,7 +22,7 @@ import { ensureSchemathesis } from '../platform/schemathesis.js';
 import { startTestBackend, type TestBackend } from './support/stack.js';
 
 /** Wall-clock limit of one `st run`; the configuration aims at well under half of it. */
-const RUN_LIMIT_MS = 240_000;
+const RUN_LIMIT_MS = Number(process.env.FLEETFLOW_FUZZ_RUN_LIMIT_MS ?? 240_000);
 /** Extra customers, so reservations are not all refused with R102 once the four seeded ones hold one. */
 const EXTRA_CUSTOMERS = 20;
 /**
