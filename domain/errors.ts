@@ -427,6 +427,8 @@ export interface ErrorBody {
   userMessage: string;
   httpStatus: number;
   traceId: string;
+  /** The vehicle's own reason when it refused or failed a command (V502). */
+  failureReason?: { code?: string; description?: string };
 }
 
 /** Plain, serialisable form of a DomainError (e.g. for Temporal failure details). */
@@ -472,7 +474,21 @@ export class DomainError extends Error {
 
   /** The API error body. */
   toBody(traceId: string): ErrorBody {
-    return { errorCode: this.code, userMessage: this.message, httpStatus: this.httpStatus, traceId };
+    const body: ErrorBody = {
+      errorCode: this.code,
+      userMessage: this.message,
+      httpStatus: this.httpStatus,
+      traceId,
+    };
+    const reason = this.details?.failureReason;
+    if (reason && typeof reason === 'object') {
+      const { code, description } = reason as Record<string, unknown>;
+      body.failureReason = {
+        ...(typeof code === 'string' ? { code } : {}),
+        ...(typeof description === 'string' ? { description } : {}),
+      };
+    }
+    return body;
   }
 
   toJSON(): DomainErrorData {

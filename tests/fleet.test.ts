@@ -353,7 +353,15 @@ describe('execute-command through the broker and the simulator', () => {
     const list = await vehicles();
     const refusing = list[15]!;
     backend.simulator.setBehaviour(String(refusing.id), 'REFUSE');
-    expectError(await command(refusing.id, { command: 'LOCATE' }), 502, 'V502');
+    const refused = await command(refusing.id, { command: 'LOCATE' });
+    expect(refused.status).toBe(502);
+    expect(refused.body).toEqual({
+      errorCode: 'V502',
+      userMessage: expect.stringContaining('SIMULATED_REFUSAL'),
+      httpStatus: 502,
+      traceId: expect.stringMatching(/^[0-9a-f]{32}$/),
+      failureReason: { code: 'SIMULATED_REFUSAL', description: expect.any(String) },
+    });
     backend.simulator.setBehaviour(String(refusing.id), 'NORMAL');
     const failed = await em().findOneOrFail(VehicleCommand, { vehicleId: refusing.id, status: 'REFUSED' });
     expect(failed.failureReason).toEqual({ code: 'SIMULATED_REFUSAL', description: expect.any(String) });

@@ -67,6 +67,15 @@ export const ErrorBody = component(
       userMessage: Type.String(),
       httpStatus: Type.Integer(),
       traceId: Type.String(),
+      failureReason: Type.Optional(
+        Type.Object(
+          { code: Type.Optional(Type.String()), description: Type.Optional(Type.String()) },
+          {
+            additionalProperties: false,
+            description: "The vehicle's own reason when it refused or failed a command (V502).",
+          },
+        ),
+      ),
     },
     { additionalProperties: false },
   ),

@@ -783,7 +783,7 @@ export const executeVehicleCommand = defineRoute({
   interface: 'back',
   summary: 'Send a command to a vehicle (SYNC waits for its answer, ASYNC only ensures it is sent)',
   description:
-    '409 V409: a command to this vehicle is in progress; 502 V502: the vehicle refused or reported an error (its failureReason code and description are in userMessage and on the vehicle activity); 504 V504: no answer in time, or the vehicle is offline (SYNC); 410 V410: its integration client is retired.',
+    '409 V409: a command to this vehicle is in progress; 502 V502: the vehicle refused or reported an error (the body failureReason carries its code and description, also on the vehicle activity); 504 V504: no answer in time, or the vehicle is offline (SYNC); 410 V410: its integration client is retired.',
   tags: commandTags,
   query: Type.Object({
     ...commandQuery,
