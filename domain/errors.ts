@@ -308,6 +308,7 @@ export const errorCatalogue = {
   'V504': { code: 'V504', meaning: 'vehicle did not answer in time', retryable: true, httpStatus: 504, source: 'project' },
   'V100': { code: 'V100', meaning: 'a vehicle with this code exists', retryable: false, httpStatus: 409, source: 'project' },
   'V101': { code: 'V101', meaning: 'only a queued command can be cancelled', retryable: false, httpStatus: 409, source: 'project' },
+  'V102': { code: 'V102', meaning: 'the vehicle category named in the body does not exist', retryable: false, httpStatus: 422, source: 'project' },
   'VC404': { code: 'VC404', meaning: 'vehicle category not found', retryable: false, httpStatus: 404, source: 'project' },
   'VC100': { code: 'VC100', meaning: 'vehicle category in use (vehicles, child categories, pricing assignments)', retryable: false, httpStatus: 409, source: 'project' },
   'VC101': { code: 'VC101', meaning: 'vehicle category name exists', retryable: false, httpStatus: 409, source: 'project' },

@@ -26,7 +26,12 @@ const MoneyString = Str(16, {
   description: 'Amount, e.g. `50.00`.',
 });
 /** A free-form settings object for apps or dashboards. */
-const Properties = Type.Object({}, { additionalProperties: true, maxProperties: 100 });
+/** Free-form settings of a business unit for dashboards and UIs: a flat map of NUL-free scalars. */
+const Properties = Type.Record(
+  Str(100, { minLength: 1 }),
+  Type.Union([Str(2000), Type.Number({ minimum: -1e15, maximum: 1e15 }), Type.Boolean(), Type.Null()]),
+  { maxProperties: 100 },
+);
 
 const businessUnitFields = {
   code: Str(64, { minLength: 1, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' }),
@@ -114,7 +119,7 @@ function toBusinessUnitDto(unit: BusinessUnit, branchCount: number): Dto {
     taxPercentage: unit.taxPercentage,
     scale: unit.scale,
     contactInfo: (unit.contactInfo as Dto['contactInfo']) ?? null,
-    uiSettings: unit.uiSettings ?? null,
+    uiSettings: (unit.uiSettings as Dto['uiSettings']) ?? null,
     termsAndConditionsId: unit.termsAndConditionsId ?? null,
     merchantAccountOverride: unit.merchantAccountOverride ?? null,
     reserveAmountOnCc: unit.reserveAmountOnCc ?? null,
@@ -122,8 +127,8 @@ function toBusinessUnitDto(unit: BusinessUnit, branchCount: number): Dto {
     signupVoucherableId: unit.signupVoucherableId ?? null,
     referrerVoucherableId: unit.referrerVoucherableId ?? null,
     refereeVoucherableId: unit.refereeVoucherableId ?? null,
-    appProperties: unit.appProperties ?? null,
-    dashboardProperties: unit.dashboardProperties ?? null,
+    appProperties: (unit.appProperties as Dto['appProperties']) ?? null,
+    dashboardProperties: (unit.dashboardProperties as Dto['dashboardProperties']) ?? null,
     branchCount,
   };
 }

@@ -945,12 +945,13 @@ export const deleteParkingArea = defineRoute({
     branchOf: 'the physical station',
     branch: (ctx) => physicalStationBranch(ctx),
   },
-  responses: { 204: { description: 'Deleted' } },
-  errors: ['PS404', 'PS406'],
+  description: 'Idempotent: a station without a parking area answers 204 as well.',
+  responses: { 204: { description: 'Deleted, or there was none' } },
+  errors: ['PS404'],
   async handler(ctx) {
-    await physicalStationOf(ctx);
-    ctx.em.remove(await parkingAreaOf(ctx));
-    await ctx.em.flush();
+    const station = await physicalStationOf(ctx);
+    const area = await ctx.em.findOne(ParkingArea, { physicalStation: station.id });
+    if (area) await ctx.em.remove(area).flush();
     return noContent();
   },
 });

@@ -414,7 +414,7 @@ const VehicleCreate = component(
 
 async function requireCategory(em: EntityManager, categoryId: number): Promise<VehicleCategory> {
   const category = await em.findOne(VehicleCategory, categoryId);
-  if (!category) throw new DomainError('VC404', `vehicle category ${categoryId} not found`);
+  if (!category) throw new DomainError('V102', `vehicle category ${categoryId} not found`);
   return category;
 }
 
@@ -438,7 +438,7 @@ export const createVehicle = defineRoute({
       headers: { Location: { description: 'URL of the vehicle.', schema: Str(200) } },
     },
   },
-  errors: ['VC404', 'V100', '0022'],
+  errors: ['V102', 'V100', '0022'],
   async handler(ctx) {
     const { em, body } = ctx;
     assertRealDate(body.legalInspectionDate);
@@ -562,7 +562,7 @@ export const updateVehicleByCode = defineRoute({
     branch: async (ctx) => (await vehicleByCodeQuery(ctx)).branch.id,
   },
   responses: { 200: { description: 'The updated vehicle', schema: VehicleSchema } },
-  errors: ['V404', 'VC404', '0022'],
+  errors: ['V404', 'V102', '0022'],
   async handler(ctx) {
     return ok(await patchVehicle(ctx, await vehicleByCodeQuery(ctx)));
   },
@@ -999,7 +999,7 @@ export const updateVehicle = defineRoute({
     branch: async (ctx) => (await vehicleById(ctx)).branch.id,
   },
   responses: { 200: { description: 'The updated vehicle', schema: VehicleSchema } },
-  errors: ['V404', 'VC404', '0022'],
+  errors: ['V404', 'V102', '0022'],
   async handler(ctx) {
     return ok(await patchVehicle(ctx, await vehicleById(ctx)));
   },
