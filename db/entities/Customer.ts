@@ -9,6 +9,31 @@ import type { VerificationState } from '../../domain/customer.js';
 @Unique({ properties: ['tenant', 'email'] })
 @Unique({ properties: ['tenant', 'phoneNumber'] })
 @Index({ properties: ['tenant', 'birthDate'] })
+// Trigram indexes serve the operators' `searchText` (ILIKE on name, e-mail and phone prefixes).
+@Index({
+  name: 'customer_first_name_trgm',
+  properties: ['firstName'],
+  type: 'gin',
+  options: { opclass: 'gin_trgm_ops' },
+})
+@Index({
+  name: 'customer_last_name_trgm',
+  properties: ['lastName'],
+  type: 'gin',
+  options: { opclass: 'gin_trgm_ops' },
+})
+@Index({
+  name: 'customer_email_trgm',
+  properties: ['email'],
+  type: 'gin',
+  options: { opclass: 'gin_trgm_ops' },
+})
+@Index({
+  name: 'customer_phone_number_trgm',
+  properties: ['phoneNumber'],
+  type: 'gin',
+  options: { opclass: 'gin_trgm_ops' },
+})
 export class Customer extends TenantScoped {
   @PrimaryKey({ type: 'integer' })
   id!: number;

@@ -5,6 +5,7 @@ import { Migration20261122103719_pricing } from './Migration20261122103719_prici
 import { Migration20261122104722_fleet } from './Migration20261122104722_fleet.js';
 import { Migration20261122105400_customers } from './Migration20261122105400_customers.js';
 import { Migration20261122103242_geography } from './Migration20261122103242_geography.js';
+import { Migration20261122121500_customer_search } from './Migration20261122121500_customer_search.js';
 
 /** Migrations in order; listed explicitly so every runtime (tsx, jest, bundlers) loads the same set. */
 export const migrationsList: { name: string; class: Constructor<Migration> }[] = [
@@ -13,4 +14,5 @@ export const migrationsList: { name: string; class: Constructor<Migration> }[] =
   { name: 'Migration20261122103719_pricing', class: Migration20261122103719_pricing },
   { name: 'Migration20261122104722_fleet', class: Migration20261122104722_fleet },
   { name: 'Migration20261122105400_customers', class: Migration20261122105400_customers },
+  { name: 'Migration20261122121500_customer_search', class: Migration20261122121500_customer_search },
 ];
