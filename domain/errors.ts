@@ -352,7 +352,7 @@ export const errorCatalogue = {
   'STN100': { code: 'STN100', meaning: 'a station needs a radius or an area', retryable: false, httpStatus: 422, source: 'project' },
   'PS404': { code: 'PS404', meaning: 'physical station not found', retryable: false, httpStatus: 404, source: 'project' },
   'PS405': { code: 'PS405', meaning: 'physical station slot not found', retryable: false, httpStatus: 404, source: 'project' },
-  'PS406': { code: 'PS406', meaning: 'physical station has no parking area', retryable: false, httpStatus: 404, source: 'project' },
+  'PS406': { code: 'PS406', meaning: 'physical station has no parking area (yet)', retryable: false, httpStatus: 409, source: 'project' },
   'PS100': { code: 'PS100', meaning: 'slot is not vacant', retryable: false, httpStatus: 409, source: 'project' },
   'PS102': { code: 'PS102', meaning: 'slot number exists at this station', retryable: false, httpStatus: 409, source: 'project' },
   'PS103': { code: 'PS103', meaning: 'slot holds a vehicle; disconnect it first', retryable: false, httpStatus: 409, source: 'project' },

@@ -939,7 +939,7 @@ describe('stations, physical stations and docking', () => {
       ),
     ]);
     const path = back(`/physical-stations/${physicalStationId}/parking-area`);
-    expectError(await call('GET', path, as(operator)), 404, 'PS406');
+    expectError(await call('GET', path, as(operator)), 409, 'PS406');
     expectError(
       await call('POST', path, as(operator, { capacity: 2, geometry, reservedCount: 3 })),
       422,

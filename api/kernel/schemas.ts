@@ -1,7 +1,15 @@
 // Schema building blocks for route declarations (TypeBox: plain JSON Schema plus static types).
 // Every value a client sends is bounded here: integers and numbers have both limits, strings a maximum
 // length (or an enum, pattern or format), arrays a maximum size; tests/contract.test.ts checks it.
-import { Type, type SchemaOptions, type TSchema, type TUnion, type TNull } from '@sinclair/typebox';
+import {
+  Type,
+  type ObjectOptions,
+  type SchemaOptions,
+  type TSchema,
+  type TString,
+  type TUnion,
+  type TNull,
+} from '@sinclair/typebox';
 
 const componentNames = new WeakMap<object, string>();
 
@@ -30,6 +38,25 @@ export const noNul = '^[^\\u0000]*$';
 /** A bounded string without NUL characters; `maxLength` is mandatory so no field accepts megabytes. */
 export const Str = (maxLength: number, options: SchemaOptions = {}) =>
   Type.String({ maxLength, pattern: noNul, ...options });
+
+/**
+ * A map with keys of the given string schema. TypeBox writes string-keyed records as
+ * `patternProperties`; without `additionalProperties: false` a key the pattern refuses (one with NUL, say)
+ * would be accepted with any value, so every dictionary a client sends goes through this.
+ */
+export const Dictionary = <K extends TString, V extends TSchema>(
+  key: K,
+  value: V,
+  options: ObjectOptions = {},
+) => Type.Record(key, value, { additionalProperties: false, ...options });
+
+/** A flat map of NUL-free scalars: free-form properties clients attach to records (UI settings, app hints). */
+export const ScalarProperties = (maxProperties: number, options: ObjectOptions = {}) =>
+  Dictionary(
+    Str(100, { minLength: 1 }),
+    Type.Union([Str(2000), Type.Number({ minimum: -1e15, maximum: 1e15 }), Type.Boolean(), Type.Null()]),
+    { maxProperties, ...options },
+  );
 
 export const DateTime = (options: SchemaOptions = {}) =>
   Type.String({ format: 'date-time', maxLength: 40, ...options });

@@ -6,7 +6,7 @@ import { Branch, BusinessUnit, RoleAssignment } from '../../../db/entities/index
 import type { EntityManager } from '../../../db/orm.js';
 import { DomainError } from '../../../domain/errors.js';
 import { created, defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';
-import { component, Id, Int, Nullable, Str } from '../../kernel/schemas.js';
+import { component, Id, Int, Nullable, Str, ScalarProperties } from '../../kernel/schemas.js';
 import { orderBy } from '../../paging.js';
 import {
   assertTimeZone,
@@ -26,12 +26,8 @@ const MoneyString = Str(16, {
   description: 'Amount, e.g. `50.00`.',
 });
 /** A free-form settings object for apps or dashboards. */
-/** Free-form settings of a business unit for dashboards and UIs: a flat map of NUL-free scalars. */
-const Properties = Type.Record(
-  Str(100, { minLength: 1 }),
-  Type.Union([Str(2000), Type.Number({ minimum: -1e15, maximum: 1e15 }), Type.Boolean(), Type.Null()]),
-  { maxProperties: 100 },
-);
+/** Free-form settings of a business unit for dashboards and UIs. */
+const Properties = ScalarProperties(100);
 
 const businessUnitFields = {
   code: Str(64, { minLength: 1, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' }),

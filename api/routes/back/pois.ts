@@ -6,7 +6,7 @@ import type { EntityManager } from '../../../db/orm.js';
 import { branchWithDescendants } from '../../../db/branches.js';
 import { DomainError } from '../../../domain/errors.js';
 import { created, defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';
-import { component, Id, Int, Nullable, Str, StringEnum } from '../../kernel/schemas.js';
+import { component, Id, Int, Nullable, Str, StringEnum, Dictionary } from '../../kernel/schemas.js';
 import { orderBy } from '../../paging.js';
 import { likePattern } from './branches.js';
 
@@ -29,7 +29,7 @@ export const GeoJsonPoint = component(
   ),
 );
 
-const Images = Type.Record(
+const Images = Dictionary(
   Str(32, { pattern: '^(icon|mainImage|detailsImage_[A-Za-z0-9]{1,16})$' }),
   Str(1000, { format: 'uri' }),
   {

@@ -18,7 +18,17 @@ import { connectVehicleToSlot, disconnectVehicleFromSlot } from '../../../db/doc
 import { DomainError } from '../../../domain/errors.js';
 import { geofenceContains, geofenceProblem, type GeofenceGeometry } from '../../../domain/geofence.js';
 import { created, defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';
-import { component, DateTime, Id, Int, Nullable, Position, Str, StringEnum } from '../../kernel/schemas.js';
+import {
+  component,
+  DateTime,
+  Id,
+  Int,
+  Nullable,
+  Position,
+  Str,
+  StringEnum,
+  Dictionary,
+} from '../../kernel/schemas.js';
 import { orderBy } from '../../paging.js';
 import { Geofence } from './areas.js';
 import { inRequestTransaction } from './branches.js';
@@ -316,7 +326,7 @@ export const deleteStation = defineRoute({
 
 const PhysicalStationState = component('PhysicalStationState', StringEnum(physicalStationStates));
 const SlotState = component('SlotState', StringEnum(slotStates));
-const LocalizedText = Type.Record(Str(16, { pattern: '^[a-z]{2}(-[A-Z]{2})?$' }), Str(4000), {
+const LocalizedText = Dictionary(Str(16, { pattern: '^[a-z]{2}(-[A-Z]{2})?$' }), Str(4000), {
   maxProperties: 30,
   additionalProperties: false,
   description: 'Language tag (en, de, de-CH) → text.',
@@ -328,7 +338,7 @@ const ImageSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-const AppIcons = Type.Record(Str(32, { pattern: '^[A-Za-z][A-Za-z0-9_]*$' }), Str(1000, { format: 'uri' }), {
+const AppIcons = Dictionary(Str(32, { pattern: '^[A-Za-z][A-Za-z0-9_]*$' }), Str(1000, { format: 'uri' }), {
   maxProperties: 20,
   additionalProperties: false,
   description: 'Icon overrides for apps: role (vehicle, parking, …) → URL.',

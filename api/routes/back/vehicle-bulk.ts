@@ -15,7 +15,17 @@ import {
 } from '../../../domain/vehicle.js';
 import { recordEvent } from '../../../db/events.js';
 import { defineRoute, ok, type RouteContext } from '../../kernel/route.js';
-import { component, DateTime, Id, Int, Nullable, Position, Str, StringEnum } from '../../kernel/schemas.js';
+import {
+  component,
+  DateTime,
+  Id,
+  Int,
+  Nullable,
+  Position,
+  Str,
+  StringEnum,
+  Dictionary,
+} from '../../kernel/schemas.js';
 import { readinessOf, ServiceStateV2, vehicleById } from './vehicles.js';
 
 const tags = ['Vehicles'];
@@ -172,7 +182,7 @@ const BulkChanges = component(
       categoryId: Type.Optional(Id()),
       addTags: Type.Optional(Type.Array(Str(64), { maxItems: 50 })),
       removeTags: Type.Optional(Type.Array(Str(64), { maxItems: 50 })),
-      customProperties: Type.Optional(Type.Record(Str(64), Str(1000), { maxProperties: 50 })),
+      customProperties: Type.Optional(Dictionary(Str(64), Str(1000), { maxProperties: 50 })),
     },
     { additionalProperties: false, minProperties: 1 },
   ),

@@ -10,11 +10,19 @@ import {
   type VehicleCategoryConfiguration,
 } from '../../../domain/vehicle.js';
 import { created, defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';
-import { component, Id, Nullable, Str, StringEnum } from '../../kernel/schemas.js';
+import {
+  component,
+  Id,
+  Nullable,
+  Str,
+  StringEnum,
+  Dictionary,
+  ScalarProperties,
+} from '../../kernel/schemas.js';
 
 const tags = ['Vehicles'];
 
-const Configuration = Type.Record(Str(64), Type.Unknown(), {
+const Configuration = Dictionary(Str(64), Type.Unknown(), {
   maxProperties: 32,
   description:
     'Spec keys: socLevels, ioTBatteryLevels, useIoTSoCLevel, useIoTBatteryLevel, ignoreSoC, chargingLimit, stationChargingToggle, rentalRequirementsKey, priceCalcKey, rentalAdditionPriceCalcs, preEndRentalActionsKey, disallowedRentalOperations, rentalOperationOverrides; project keys: commands, hasTailbox.',
@@ -225,8 +233,8 @@ const CategoryCreate = component(
       parentId: Type.Optional(Nullable(Id())),
       bookable: Type.Optional(Type.Boolean()),
       configuration: Type.Optional(Configuration),
-      appProperties: Type.Optional(Type.Record(Str(64), Type.Unknown(), { maxProperties: 32 })),
-      dashboardProperties: Type.Optional(Type.Record(Str(64), Type.Unknown(), { maxProperties: 32 })),
+      appProperties: Type.Optional(ScalarProperties(32)),
+      dashboardProperties: Type.Optional(ScalarProperties(32)),
     },
     { additionalProperties: false },
   ),
@@ -240,8 +248,8 @@ const CategoryPatch = component(
       parentId: Type.Optional(Nullable(Id())),
       bookable: Type.Optional(Type.Boolean()),
       configuration: Type.Optional(Configuration),
-      appProperties: Type.Optional(Type.Record(Str(64), Type.Unknown(), { maxProperties: 32 })),
-      dashboardProperties: Type.Optional(Type.Record(Str(64), Type.Unknown(), { maxProperties: 32 })),
+      appProperties: Type.Optional(ScalarProperties(32)),
+      dashboardProperties: Type.Optional(ScalarProperties(32)),
     },
     { additionalProperties: false, minProperties: 1 },
   ),

@@ -42,7 +42,17 @@ import {
 } from '../../../workflows/fleet.messages.js';
 import type { ExecutedVehicleCommand } from '../../../activities/fleet.js';
 import { created, defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';
-import { component, DateTime, Id, Int, Nullable, Position, Str, StringEnum } from '../../kernel/schemas.js';
+import {
+  component,
+  DateTime,
+  Id,
+  Int,
+  Nullable,
+  Position,
+  Str,
+  StringEnum,
+  Dictionary,
+} from '../../kernel/schemas.js';
 import { orderBy } from '../../paging.js';
 
 const tags = ['Vehicles'];
@@ -405,7 +415,7 @@ const VehicleCreate = component(
       position: Type.Optional(Position),
       legalInspectionDate: Type.Optional(Nullable(InspectionDate)),
       tags: Type.Optional(Type.Array(Str(64), { maxItems: 50 })),
-      customProperties: Type.Optional(Type.Record(Str(64), Str(1000), { maxProperties: 50 })),
+      customProperties: Type.Optional(Dictionary(Str(64), Str(1000), { maxProperties: 50 })),
       virtual: Type.Optional(Type.Boolean()),
     },
     { additionalProperties: false },
@@ -481,7 +491,7 @@ const VehiclePatch = component(
       licensePlate: Type.Optional(Nullable(Str(32))),
       legalInspectionDate: Type.Optional(Nullable(InspectionDate)),
       tags: Type.Optional(Type.Array(Str(64), { maxItems: 50 })),
-      customProperties: Type.Optional(Type.Record(Str(64), Str(1000), { maxProperties: 50 })),
+      customProperties: Type.Optional(Dictionary(Str(64), Str(1000), { maxProperties: 50 })),
     },
     { additionalProperties: false, minProperties: 1 },
   ),
@@ -582,7 +592,7 @@ const CommandRequest = component(
       command: StringEnum(predefinedVehicleCommands),
       customCommandName: Type.Optional(Str(100, { minLength: 1, pattern: '^[A-Za-z0-9_.-]+$' })),
       namedParameters: Type.Optional(
-        Type.Record(
+        Dictionary(
           Str(64),
           Type.Union([Str(500), Type.Number({ minimum: -1e9, maximum: 1e9 }), Type.Boolean()]),
           {
