@@ -29,6 +29,8 @@ export interface ConnectRequest {
   source: DockingSource;
   /** Acting subject recorded on the events. */
   actor: string;
+  /** When it happened (a device report's own instant); now when absent. */
+  at?: Date;
 }
 
 export type ConnectOutcome =
@@ -117,10 +119,11 @@ export async function connectVehicleToSlot(
     await em.flush();
   }
   slot.vehicle = vehicle;
-  slot.connectedAt = new Date();
+  slot.connectedAt = request.at ?? new Date();
   slot.state = 'OCCUPIED';
   recordEvent(em, {
     type: dockingEventTypes.connected,
+    createdAt: request.at ?? new Date(),
     branchId: station.branch.id,
     vehicleId: vehicle.id,
     adminSubject: request.actor,
@@ -155,6 +158,7 @@ export async function disconnectVehicleFromSlot(
   slot.state = 'VACANT';
   recordEvent(em, {
     type: dockingEventTypes.disconnected,
+    createdAt: request.at ?? new Date(),
     branchId: station.branch.id,
     vehicleId,
     adminSubject: request.actor,
