@@ -1,6 +1,6 @@
 // Docking: connecting vehicles to the slots of physical stations and disconnecting them, with the
 // PHYSICAL_STATION_SLOT_VEHICLE_ events. One implementation for the operator's REST commands and for
-// device reports (the fleet's MQTT path calls it with its own transaction's EntityManager).
+// device reports (workers/docking-ingestor.ts calls it with its own transaction's EntityManager).
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../domain/errors.js';

@@ -175,8 +175,8 @@ export const slotEvents = ['CONNECTED', 'DISCONNECTED'] as const;
 /** CONNECTED = a vehicle locked into the slot; DISCONNECTED = the slot released or lost its vehicle. */
 export type SlotEvent = (typeof slotEvents)[number];
 
-/** Highest slot number a station may report (a PostgreSQL integer; real stations have a few dozen). */
-export const maxSlotNumber = 2147483647;
+/** Highest station id, slot number or vehicle id a station may report (the database's integer columns). */
+export const maxReportedInteger = 2147483647;
 
 /** Longest vehicle code a station may report (the vehicle entity's code column). */
 export const maxVehicleCodeLength = 64;
@@ -537,7 +537,9 @@ export function parseSimulatorBehaviour(payload: unknown): SimulatorBehaviour | 
 }
 
 function isPositiveId(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 1 && value <= maxSlotNumber;
+  return (
+    typeof value === 'number' && Number.isSafeInteger(value) && value >= 1 && value <= maxReportedInteger
+  );
 }
 
 function isVehicleCode(value: unknown): value is string {

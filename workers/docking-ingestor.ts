@@ -8,6 +8,7 @@ import { Vehicle } from '../db/entities/index.js';
 import { connectVehicleToSlot, disconnectVehicleFromSlot } from '../db/docking.js';
 import { DomainError } from '../domain/errors.js';
 import {
+  maxReportedInteger,
   parsePhysicalStationSlotReport,
   parsePhysicalStationSlotsTopic,
   physicalStationSlotsFilter,
@@ -18,9 +19,6 @@ export interface DockingIngestorOptions {
   /** Where ignored reports (malformed, unknown tenant/station/vehicle) are explained. */
   log?: (message: string) => void;
 }
-
-/** Largest id a station topic may carry (a PostgreSQL integer). */
-const maxStationId = 2147483647;
 
 /** The subject recorded on the events of a station's reports. */
 export const stationActor = (stationId: number) => `device:physical-station:${stationId}`;
@@ -64,7 +62,7 @@ export class DockingIngestor {
     if (!parsedTopic) return;
     const stationId = Number(parsedTopic.stationId);
     const report = parsePhysicalStationSlotReport(payload);
-    if (!/^[1-9]\d*$/.test(parsedTopic.stationId) || stationId > maxStationId || !report) {
+    if (!/^[1-9]\d*$/.test(parsedTopic.stationId) || stationId > maxReportedInteger || !report) {
       this.counters.malformed += 1;
       this.options.log?.(`docking report on ${topic} ignored: malformed`);
       return;
