@@ -1,6 +1,6 @@
 // Docking: connecting vehicles to the slots of physical stations and disconnecting them, with the
 // PHYSICAL_STATION_SLOT_VEHICLE_ events. One implementation for the operator's REST commands and for
-// device reports (the fleet's MQTT path calls it with its own transaction's EntityManager).
+// device reports (workers/docking-ingestor.ts calls it with its own transaction's EntityManager).
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../domain/errors.js';
@@ -29,6 +29,8 @@ export interface ConnectRequest {
   source: DockingSource;
   /** Acting subject recorded on the events. */
   actor: string;
+  /** When it happened (a device report's own instant); now when absent. */
+  at?: Date;
 }
 
 export type ConnectOutcome =
@@ -117,10 +119,11 @@ export async function connectVehicleToSlot(
     await em.flush();
   }
   slot.vehicle = vehicle;
-  slot.connectedAt = new Date();
+  slot.connectedAt = request.at ?? new Date();
   slot.state = 'OCCUPIED';
   recordEvent(em, {
     type: dockingEventTypes.connected,
+    createdAt: request.at ?? new Date(),
     branchId: station.branch.id,
     vehicleId: vehicle.id,
     adminSubject: request.actor,
@@ -155,6 +158,7 @@ export async function disconnectVehicleFromSlot(
   slot.state = 'VACANT';
   recordEvent(em, {
     type: dockingEventTypes.disconnected,
+    createdAt: request.at ?? new Date(),
     branchId: station.branch.id,
     vehicleId,
     adminSubject: request.actor,

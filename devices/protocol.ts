@@ -169,6 +169,39 @@ export interface SimulatorBehaviourTopic {
   vehicleId: string;
 }
 
+/** What a docking station reports about one of its slots. */
+export const slotEvents = ['CONNECTED', 'DISCONNECTED'] as const;
+
+/** CONNECTED = a vehicle locked into the slot; DISCONNECTED = the slot released or lost its vehicle. */
+export type SlotEvent = (typeof slotEvents)[number];
+
+/** Highest station id, slot number or vehicle id a station may report (the database's integer columns). */
+export const maxReportedInteger = 2147483647;
+
+/** Longest vehicle code a station may report (the vehicle entity's code column). */
+export const maxVehicleCodeLength = 64;
+
+/**
+ * Station → backend report of a vehicle connecting to or disconnecting from one slot, on the station's
+ * `slots` topic. The vehicle is named by the backend id (`vehicleId`) or by the code printed on it /
+ * read from its tag (`vehicleCode`): exactly one for CONNECTED, at most one for DISCONNECTED.
+ */
+export interface PhysicalStationSlotReport {
+  /** The slot's number as painted on the station, ≥ 1. */
+  slotNumber: number;
+  event: SlotEvent;
+  vehicleId?: number;
+  vehicleCode?: string;
+  /** ISO-8601 instant the station saw the change. */
+  at: string;
+}
+
+/** Result of parsing a physical station topic. */
+export interface PhysicalStationTopic {
+  tenant: string;
+  stationId: string;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Topics
 
@@ -240,6 +273,38 @@ export function simulatorBehaviourFilter(tenant: string): string {
   return `${topicRoot}/${tenant}/simulator/vehicles/+/behaviour`;
 }
 
+/** Topic one physical (docking) station publishes its slot reports to. */
+export function physicalStationSlotsTopic(tenant: string, stationId: string): string {
+  assertTopicSegment('tenant', tenant);
+  assertTopicSegment('stationId', stationId);
+  return `${topicRoot}/${tenant}/physical-stations/${stationId}/slots`;
+}
+
+/** Subscription filter for slot reports across stations and/or tenants; omitted ids become `+`. */
+export function physicalStationSlotsFilter(scope: { tenant?: string; stationId?: string } = {}): string {
+  const tenant = scope.tenant ?? '+';
+  const stationId = scope.stationId ?? '+';
+  if (tenant !== '+') assertTopicSegment('tenant', tenant);
+  if (stationId !== '+') assertTopicSegment('stationId', stationId);
+  return `${topicRoot}/${tenant}/physical-stations/${stationId}/slots`;
+}
+
+/** Delivery rule of slot reports: at least once (each is a physical fact), never retained. */
+export const physicalStationSlotsDelivery: Readonly<{ qos: MqttQos; retain: boolean }> = {
+  qos: 1,
+  retain: false,
+};
+
+/** Splits a concrete slot report topic; undefined for anything that is not one. */
+export function parsePhysicalStationSlotsTopic(topic: string): PhysicalStationTopic | undefined {
+  const parts = topic.split('/');
+  if (parts.length !== 5) return undefined;
+  const [root, tenant, stations, stationId, leaf] = parts as [string, string, string, string, string];
+  if (root !== topicRoot || stations !== 'physical-stations' || leaf !== 'slots') return undefined;
+  if (!isValidTopicSegment(tenant) || !isValidTopicSegment(stationId)) return undefined;
+  return { tenant, stationId };
+}
+
 function isVehicleChannel(value: string): value is VehicleChannel {
   return (vehicleChannels as readonly string[]).includes(value);
 }
@@ -279,7 +344,12 @@ export function parseSimulatorBehaviourTopic(topic: string): SimulatorBehaviourT
 /** Serialises a protocol message for publishing (UTF-8 JSON, the only payload encoding). */
 export function encodeMessage(
   message:
-    VehicleCommandMessage | VehicleCommandReply | VehicleTelemetry | VehicleConnectivity | SimulatorBehaviour,
+    | VehicleCommandMessage
+    | VehicleCommandReply
+    | VehicleTelemetry
+    | VehicleConnectivity
+    | SimulatorBehaviour
+    | PhysicalStationSlotReport,
 ): string {
   return JSON.stringify(message);
 }
@@ -464,4 +534,36 @@ export function parseSimulatorBehaviour(payload: unknown): SimulatorBehaviour | 
   const value = decodeObject(payload);
   if (!value || !isOneOf(simulatorModes, value.mode)) return undefined;
   return { mode: value.mode };
+}
+
+function isPositiveId(value: unknown): value is number {
+  return (
+    typeof value === 'number' && Number.isSafeInteger(value) && value >= 1 && value <= maxReportedInteger
+  );
+}
+
+function isVehicleCode(value: unknown): value is string {
+  return (
+    typeof value === 'string' &&
+    value.length > 0 &&
+    value.length <= maxVehicleCodeLength &&
+    !value.includes('\0')
+  );
+}
+
+/**
+ * Validates a slot report; undefined on junk: a slot number that is not a positive integer, an unknown
+ * event, a bad instant, a vehicle named both by id and code, or a CONNECTED report naming no vehicle.
+ */
+export function parsePhysicalStationSlotReport(payload: unknown): PhysicalStationSlotReport | undefined {
+  const value = decodeObject(payload);
+  if (!value) return undefined;
+  const { slotNumber, event, at } = value;
+  if (!isPositiveId(slotNumber) || !isOneOf(slotEvents, event) || !isIsoInstant(at)) return undefined;
+  const vehicleId = optionalField(value.vehicleId, isPositiveId);
+  const vehicleCode = optionalField(value.vehicleCode, isVehicleCode);
+  if (vehicleId === invalid || vehicleCode === invalid) return undefined;
+  if (vehicleId !== undefined && vehicleCode !== undefined) return undefined;
+  if (event === 'CONNECTED' && vehicleId === undefined && vehicleCode === undefined) return undefined;
+  return withoutUndefined({ slotNumber, event, vehicleId, vehicleCode, at });
 }

@@ -1,4 +1,5 @@
-// Worker process: runs the workflows and activities, and keeps vehicle rows current from MQTT telemetry.
+// Worker process: runs the workflows and activities, keeps vehicle rows current from MQTT telemetry and
+// applies the docking stations' slot reports.
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { Registry } from 'prom-client';
 import { loadConfig } from '../platform/config.js';
@@ -7,6 +8,7 @@ import { connectOrm } from '../db/orm.js';
 import { connectMqtt, VehicleCommandClient } from '../devices/command-client.js';
 import { createFleetflowWorker } from './worker.js';
 import { TelemetryIngestor } from './telemetry-ingestor.js';
+import { DockingIngestor } from './docking-ingestor.js';
 import {
   createWorkerObservability,
   startMetricsServer,
@@ -44,6 +46,9 @@ const ingestor = new TelemetryIngestor(orm, mqtt, {
   offlineAfterMs: Number(process.env.VEHICLE_OFFLINE_AFTER_MS ?? 5 * 60_000),
 });
 await ingestor.start();
+const dockingLog = log.child({ component: 'docking-ingestor' });
+const dockingIngestor = new DockingIngestor(orm, mqtt, { log: (message) => dockingLog.warn(message) });
+await dockingIngestor.start();
 const connection = await NativeConnection.connect({ address: temporalAddress });
 const worker = await createFleetflowWorker({
   connection,
@@ -64,6 +69,7 @@ log.info(
 );
 await worker.run();
 await ingestor.stop();
+await dockingIngestor.stop();
 vehicleCommands.close();
 await mqtt.endAsync();
 await connection.close();

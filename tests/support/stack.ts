@@ -1,5 +1,5 @@
 // Test harness: real PostgreSQL, broker and Temporal (from global-setup) plus an in-process worker,
-// telemetry ingestor and vehicle simulator for one freshly seeded tenant.
+// telemetry and docking ingestors and vehicle simulator for one freshly seeded tenant.
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import {
@@ -21,6 +21,7 @@ import { Vehicle } from '../../db/entities/index.js';
 import { connectMqtt, VehicleCommandClient } from '../../devices/command-client.js';
 import { FleetSimulator } from '../../devices/simulator.js';
 import { TelemetryIngestor } from '../../workers/telemetry-ingestor.js';
+import { DockingIngestor } from '../../workers/docking-ingestor.js';
 import { createFleetflowWorker, workflowsEntryPath } from '../../workers/worker.js';
 import { createWorkerObservability, workflowInterceptorModule } from '../../workers/observability.js';
 import { createLogger } from '../../platform/logger.js';
@@ -33,6 +34,8 @@ export interface TestBackend {
   taskQueue: string;
   simulator: FleetSimulator;
   mqtt: MqttClient;
+  /** Applies the physical stations' slot reports (`idle()` waits for those received so far). */
+  dockingIngestor: DockingIngestor;
   /** Present with the time-skipping environment. */
   testEnv?: TestWorkflowEnvironment;
   stop(): Promise<void>;
@@ -99,6 +102,8 @@ export async function startTestBackend(
     log: (m) => console.error(m),
   });
   await ingestor.start();
+  const dockingIngestor = new DockingIngestor(orm, mqtt, { log: () => undefined });
+  await dockingIngestor.start();
   const fleet = await simulatorFleet(tenantEm(orm, seed.tenant));
   const simulator = new FleetSimulator({
     mqttUrl: env('MQTT_URL'),
@@ -148,12 +153,14 @@ export async function startTestBackend(
     taskQueue,
     simulator,
     mqtt,
+    dockingIngestor,
     testEnv,
     async stop() {
       worker.shutdown();
       await running;
       await simulator.stop();
       await ingestor.stop();
+      await dockingIngestor.stop();
       vehicleCommands.close();
       await mqtt.endAsync();
       if (testEnv) await testEnv.teardown();
