@@ -46,7 +46,7 @@ type PathToRegexp = (path: unknown, options?: Record<string, unknown>) => unknow
  * express-openapi-validator matches each request by compiling every path of the document with path-to-regexp
  * until one matches: hundreds of compilations per request, the largest cost of a light request. Compiling is
  * a pure function of the path text and its options, so the compiled form is remembered (the set of paths is
- * fixed: those of the documents). Only string paths with primitive options are remembered.
+ * fixed: those of the documents). Only string paths with the two flags the validator passes are remembered.
  */
 function rememberCompiledPaths(): void {
   const validatorRequire = createRequire(require.resolve('express-openapi-validator'));
@@ -55,11 +55,11 @@ function rememberCompiledPaths(): void {
   if ((compile as { remembering?: true }).remembering) return;
   const compiled = new Map<string, unknown>();
   const remembering: PathToRegexp = (path, options = {}) => {
-    const simple =
-      typeof path === 'string' &&
-      Object.values(options).every((value) => value === undefined || typeof value !== 'object');
-    if (!simple || typeof options !== 'object') return compile(path, options);
-    const key = `${path}\u0000${JSON.stringify(options)}`;
+    // The validator passes exactly { sensitive, strict }; anything else is compiled as asked.
+    let onlyFlags = typeof path === 'string';
+    for (const name in options) if (name !== 'sensitive' && name !== 'strict') onlyFlags = false;
+    if (!onlyFlags) return compile(path, options);
+    const key = `${options.sensitive ? 's' : '-'}${options.strict ? 't' : '-'}${path as string}`;
     let result = compiled.get(key);
     if (result === undefined) {
       result = compile(path, options);
