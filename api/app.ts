@@ -40,7 +40,38 @@ const require = createRequire(import.meta.url);
 
 type OpenApiDocument = Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'];
 
+type PathToRegexp = (path: unknown, options?: Record<string, unknown>) => unknown;
+
+/**
+ * express-openapi-validator matches each request by compiling every path of the document with path-to-regexp
+ * until one matches: hundreds of compilations per request, the largest cost of a light request. Compiling is
+ * a pure function of the path text and its options, so the compiled form is remembered (the set of paths is
+ * fixed: those of the documents). Only string paths with the two flags the validator passes are remembered.
+ */
+function rememberCompiledPaths(): void {
+  const validatorRequire = createRequire(require.resolve('express-openapi-validator'));
+  const pathToRegexpModule = validatorRequire('path-to-regexp') as { pathToRegexp: PathToRegexp };
+  const compile = pathToRegexpModule.pathToRegexp;
+  if ((compile as { remembering?: true }).remembering) return;
+  const compiled = new Map<string, unknown>();
+  const remembering: PathToRegexp = (path, options = {}) => {
+    // The validator passes exactly { sensitive, strict }; anything else is compiled as asked.
+    let onlyFlags = typeof path === 'string';
+    for (const name in options) if (name !== 'sensitive' && name !== 'strict') onlyFlags = false;
+    if (!onlyFlags) return compile(path, options);
+    const key = `${options.sensitive ? 's' : '-'}${options.strict ? 't' : '-'}${path as string}`;
+    let result = compiled.get(key);
+    if (result === undefined) {
+      result = compile(path, options);
+      if (compiled.size < 10_000) compiled.set(key, result);
+    }
+    return result;
+  };
+  pathToRegexpModule.pathToRegexp = Object.assign(remembering, { remembering: true as const });
+}
+
 function validator(document: object, handles: RegExp, validateResponses: boolean) {
+  rememberCompiledPaths();
   return OpenApiValidator.middleware({
     apiSpec: structuredClone(document) as OpenApiDocument,
     // Path and query parameters are always coerced from text; JSON bodies are taken as sent.

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApiClient, Branch, BusinessUnit, RoleAssignment } from '../db/entities/index.js';
-import { branchAncestry } from '../db/branches.js';
+import { branchAncestry, branchDirectory } from '../db/branches.js';
+import { readCacheOf } from '../db/read-cache.js';
 import { DomainError } from '../domain/errors.js';
 import {
   grantsAllow,
@@ -11,14 +11,52 @@ import {
 import type { Principal } from './context.js';
 import type { AccessScope } from './kernel/route.js';
 
+type NamedGrant = Grant & { roleName: string };
+
+/** What the database says about a subject: whether its API client is active, and its grants. */
+interface SubjectGrants {
+  clientActive: boolean;
+  grants: NamedGrant[];
+}
+
+async function loadSubjectGrants(em: EntityManager, principal: Principal): Promise<SubjectGrants> {
+  const tenant = principal.tenant;
+  const [clientRows, grantRows] = await Promise.all([
+    principal.subjectType === 'API_CLIENT'
+      ? em.execute<{ active: boolean }[]>(
+          'select active from api_client where tenant_id = ? and client_id = ? limit 1',
+          [tenant, principal.subjectId],
+        )
+      : Promise.resolve([{ active: true }]),
+    em.execute<
+      { name: string; permissions: string[]; branch_id: number | null; business_unit_id: number | null }[]
+    >(
+      `select r.name, r.permissions, a.branch_id, a.business_unit_id
+         from role_assignment a join role r on r.id = a.role_id and r.tenant_id = ?
+        where a.tenant_id = ? and a.subject_type = ? and a.subject_id = ?`,
+      [tenant, tenant, principal.subjectType, principal.subjectId],
+    ),
+  ]);
+  return {
+    clientActive: clientRows[0]?.active === true,
+    grants: grantRows.map((row) => ({
+      roleName: row.name,
+      permissions: row.permissions,
+      branchId: row.branch_id === null ? undefined : Number(row.branch_id),
+      businessUnitId: row.business_unit_id === null ? undefined : Number(row.business_unit_id),
+    })),
+  };
+}
+
 /**
- * Answers "may this caller do X here" for one request. Grants are read from the database on each
- * request (not baked into tokens), so revoking a role or disabling a client takes effect at once.
+ * Answers "may this caller do X here" for one request. Grants are read from the database (not baked into
+ * tokens) through the read cache (db/read-cache.ts): revoking a role, an assignment or a client through
+ * the API takes effect at once; a change this process does not see within READ_CACHE_TTL_MS (2 s).
  * Operational permissions are checked on a branch (grants on its ancestors count); finance permissions
  * on a business unit (the one behind the branch when a branch is given).
  */
 export class RequestAuthorizer {
-  private grants?: Promise<Array<Grant & { roleName: string }>>;
+  private grants?: Promise<NamedGrant[]>;
 
   constructor(
     private readonly em: EntityManager,
@@ -26,28 +64,18 @@ export class RequestAuthorizer {
     private readonly permissions: PermissionCatalogue,
   ) {}
 
-  private loadGrants(): Promise<Array<Grant & { roleName: string }>> {
+  private loadGrants(): Promise<NamedGrant[]> {
     this.grants ??= (async () => {
       // Customers act for themselves only (`{ customer }` routes); they hold no operator grants.
       if (this.principal.subjectType === 'CUSTOMER') return [];
-      if (this.principal.subjectType === 'API_CLIENT') {
-        const client = await this.em.findOne(ApiClient, { clientId: this.principal.subjectId });
-        if (!client?.active) throw new DomainError('AUTH005', 'the API client of this token is disabled');
-      }
-      const assignments = await this.em.find(
-        RoleAssignment,
-        {
-          subjectType: this.principal.subjectType as 'API_CLIENT' | 'OPERATOR',
-          subjectId: this.principal.subjectId,
-        },
-        { populate: ['role'] },
+      const { principal, em } = this;
+      const subject = await readCacheOf(em).get(
+        em,
+        `grants:${principal.tenant}:${principal.subjectType}:${principal.subjectId}`,
+        () => loadSubjectGrants(em, principal),
       );
-      return assignments.map((assignment) => ({
-        roleName: assignment.role.name,
-        permissions: assignment.role.permissions,
-        branchId: assignment.branch?.id,
-        businessUnitId: assignment.businessUnit?.id,
-      }));
+      if (!subject.clientActive) throw new DomainError('AUTH005', 'the API client of this token is disabled');
+      return subject.grants;
     })();
     return this.grants;
   }
@@ -59,9 +87,16 @@ export class RequestAuthorizer {
   }
 
   private async businessUnitOfBranch(branchId: number): Promise<number> {
-    const branch = await this.em.findOne(Branch, branchId, { fields: ['businessUnit'] });
+    const { branches } = await branchDirectory(this.em, this.principal.tenant, { branchId });
+    const branch = branches.get(branchId);
     if (!branch) throw new DomainError('B404', `branch ${branchId} not found`);
-    return branch.businessUnit.id;
+    return branch.businessUnitId;
+  }
+
+  private async assertBusinessUnitExists(businessUnitId: number): Promise<void> {
+    const { businessUnitIds } = await branchDirectory(this.em, this.principal.tenant, { businessUnitId });
+    if (!businessUnitIds.has(businessUnitId))
+      throw new DomainError('B405', `business unit ${businessUnitId} not found`);
   }
 
   /** Throws AUTH002 unless the caller holds the permission on the scope; unknown scopes are B404 / B405. */
@@ -76,8 +111,7 @@ export class RequestAuthorizer {
         : { branchAncestry: await this.ancestryOf(scope.branchId) };
     } else {
       if (!finance) throw new Error(`${permission} is an operational permission: check it on a branch`);
-      if (!(await this.em.count(BusinessUnit, scope.businessUnitId)))
-        throw new DomainError('B405', `business unit ${scope.businessUnitId} not found`);
+      await this.assertBusinessUnitExists(scope.businessUnitId);
       target = { businessUnitId: scope.businessUnitId };
     }
     if (!grantsAllow(await this.loadGrants(), permission, target)) {

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { VehicleCategory } from './entities/index.js';
+import { TENANT_FILTER, VehicleCategory } from './entities/index.js';
+import { readCacheOf } from './read-cache.js';
 import { effectiveCategoryConfiguration, type VehicleCategoryConfiguration } from '../domain/vehicle.js';
 
 /** A category's configuration merged over its ancestors' (the category's own keys win). */
@@ -16,10 +17,33 @@ export async function categoryConfiguration(
   return effectiveCategoryConfiguration(chain);
 }
 
-/** A category with its effective (inherited) configuration. */
-export interface ResolvedCategory {
-  category: VehicleCategory;
+/** What the ready-to-rent rules need of a category: whether it is bookable, and its effective configuration. */
+export interface CategoryReadiness {
+  bookable: boolean;
   configuration: VehicleCategoryConfiguration;
+}
+
+/** A category with its effective (inherited) configuration. */
+export interface ResolvedCategory extends CategoryReadiness {
+  category: VehicleCategory;
+}
+
+/** Each category's configuration merged over its ancestors' (sixteen levels at most), by id. */
+function effectiveConfigurations(
+  categories: readonly { id: number; parentId: number | null; configuration: VehicleCategoryConfiguration }[],
+): Map<number, VehicleCategoryConfiguration> {
+  const byId = new Map(categories.map((category) => [category.id, category]));
+  const effective = new Map<number, VehicleCategoryConfiguration>();
+  for (const category of categories) {
+    const chain: VehicleCategoryConfiguration[] = [];
+    let current: (typeof categories)[number] | undefined = category;
+    for (let depth = 0; current && depth < 16; depth += 1) {
+      chain.push(current.configuration);
+      current = current.parentId === null ? undefined : byId.get(current.parentId);
+    }
+    effective.set(category.id, effectiveCategoryConfiguration(chain));
+  }
+  return effective;
 }
 
 /**
@@ -28,18 +52,63 @@ export interface ResolvedCategory {
  */
 export async function resolvedCategories(em: EntityManager): Promise<Map<number, ResolvedCategory>> {
   const categories = await em.find(VehicleCategory, {});
-  const byId = new Map(categories.map((category) => [category.id, category]));
-  const resolved = new Map<number, ResolvedCategory>();
-  for (const category of categories) {
-    const chain: VehicleCategoryConfiguration[] = [];
-    let current: VehicleCategory | undefined = category;
-    for (let depth = 0; current && depth < 16; depth += 1) {
-      chain.push(current.configuration);
-      current = current.parent ? byId.get(current.parent.id) : undefined;
-    }
-    resolved.set(category.id, { category, configuration: effectiveCategoryConfiguration(chain) });
+  const configurations = effectiveConfigurations(
+    categories.map((category) => ({
+      id: category.id,
+      parentId: category.parent?.id ?? null,
+      configuration: category.configuration,
+    })),
+  );
+  return new Map(
+    categories.map((category) => [
+      category.id,
+      { category, bookable: category.bookable, configuration: configurations.get(category.id)! },
+    ]),
+  );
+}
+
+async function loadCategoryReadiness(
+  em: EntityManager,
+  tenant: string,
+): Promise<Map<number, CategoryReadiness>> {
+  const rows = await em.execute<
+    { id: number; parent_id: number | null; bookable: boolean; configuration: VehicleCategoryConfiguration }[]
+  >('select id, parent_id, bookable, configuration from vehicle_category where tenant_id = ?', [tenant]);
+  const configurations = effectiveConfigurations(
+    rows.map((row) => ({
+      id: Number(row.id),
+      parentId: row.parent_id === null ? null : Number(row.parent_id),
+      configuration: row.configuration,
+    })),
+  );
+  return new Map(
+    rows.map((row) => [
+      Number(row.id),
+      // Shared by every request of the cache's lifetime: frozen so no reader can change another's.
+      Object.freeze({
+        bookable: row.bookable,
+        configuration: deepFreeze(configurations.get(Number(row.id))!),
+      }),
+    ]),
+  );
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
   }
-  return resolved;
+  return value;
+}
+
+/**
+ * What the ready-to-rent rules need of every category of the tenant, from the read cache (db/read-cache.ts;
+ * category writes empty it): vehicle reads compute availability without reading the categories each time.
+ */
+export async function categoryReadiness(em: EntityManager): Promise<ReadonlyMap<number, CategoryReadiness>> {
+  const tenant = em.getFilterParams<{ tenantId?: string }>(TENANT_FILTER)?.tenantId;
+  if (!tenant) throw new Error('category readiness is read through a tenant EntityManager (tenantEm)');
+  return readCacheOf(em).get(em, `categories:${tenant}`, () => loadCategoryReadiness(em, tenant));
 }
 
 /** Whether making `parentId` the parent of `categoryId` would create a cycle. */

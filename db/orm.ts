@@ -5,6 +5,7 @@ import { TENANT_FILTER } from './entities/index.js';
 import { allEntities } from '../platform/domains/index.js';
 import { migrationsList } from './migrations/index.js';
 import { repoRoot } from '../platform/config.js';
+import { ReadCache } from './read-cache.js';
 
 /** ORM options shared by the API, the worker, scripts and tests; schema changes only through migrations. */
 export function ormOptions(databaseUrl: string, overrides: Partial<Options> = {}): Options {
@@ -27,6 +28,8 @@ export function ormOptions(databaseUrl: string, overrides: Partial<Options> = {}
     autoJoinRefsForFilters: false,
     debug: process.env.DEBUG_SQL === '1',
     pool: { min: 0, max: Number(process.env.DB_POOL_MAX ?? 10) },
+    // Grants, branch trees and category configuration read per request, emptied by writes (db/read-cache.ts).
+    subscribers: [new ReadCache()],
     ...overrides,
   });
 }

@@ -4,6 +4,7 @@ import { Type, type Static, type TOptional } from '@sinclair/typebox';
 import { ForeignKeyConstraintViolationException } from '@mikro-orm/core';
 import { Branch, BusinessUnit, RoleAssignment } from '../../../db/entities/index.js';
 import type { EntityManager } from '../../../db/orm.js';
+import { readCacheOf } from '../../../db/read-cache.js';
 import { DomainError } from '../../../domain/errors.js';
 import { created, defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';
 import { component, Id, Int, Nullable, Str, ScalarProperties } from '../../kernel/schemas.js';
@@ -345,6 +346,8 @@ export const deleteBusinessUnit = defineRoute({
         await tx.nativeDelete(RoleAssignment, { businessUnit: unit.id });
         await tx.nativeDelete(BusinessUnit, { id: unit.id });
       });
+      // Native deletes pass by the unit of work: grants and scopes cached from them go now.
+      readCacheOf(em).invalidate();
     } catch (err) {
       if (err instanceof ForeignKeyConstraintViolationException)
         throw new DomainError('B102', `business unit ${unit.id} is still referenced`);

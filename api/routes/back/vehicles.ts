@@ -14,7 +14,13 @@ import {
 } from '../../../db/entities/index.js';
 import type { EntityManager } from '../../../db/orm.js';
 import { branchWithDescendants } from '../../../db/branches.js';
-import { resolvedCategories, type ResolvedCategory } from '../../../db/categories.js';
+import {
+  vehiclePage,
+  type IotModuleRecord,
+  type VehicleRecord,
+  type VehicleSortField,
+} from '../../../db/fleet.js';
+import { categoryReadiness, resolvedCategories, type CategoryReadiness } from '../../../db/categories.js';
 import { DomainError } from '../../../domain/errors.js';
 import {
   batteryLevels,
@@ -53,7 +59,6 @@ import {
   StringEnum,
   Dictionary,
 } from '../../kernel/schemas.js';
-import { orderBy } from '../../paging.js';
 
 const tags = ['Vehicles'];
 const commandTags = ['Vehicle Commands'];
@@ -120,7 +125,7 @@ export const VehicleSchema = component(
 type VehicleDto = Static<typeof VehicleSchema>;
 
 /** The module row of a DTO. */
-export function toIotModuleDto(module: IotModule): Static<typeof IotModuleSchema> {
+export function toIotModuleDto(module: IotModuleRecord): Static<typeof IotModuleSchema> {
   return {
     id: module.id,
     externalId: module.externalId,
@@ -134,7 +139,7 @@ export function toIotModuleDto(module: IotModule): Static<typeof IotModuleSchema
 }
 
 /** The ready-to-rent rules applied to a vehicle row and its resolved category. */
-export function readinessOf(vehicle: Vehicle, category: ResolvedCategory | undefined) {
+export function readinessOf(vehicle: VehicleRecord, category: CategoryReadiness | undefined) {
   return vehicleReadiness({
     rentalState: vehicle.rentalState,
     serviceStateV2: vehicle.serviceStateV2,
@@ -143,16 +148,16 @@ export function readinessOf(vehicle: Vehicle, category: ResolvedCategory | undef
     iotModuleLevel: vehicle.iotModuleLevel,
     offline: vehicle.offline,
     charging: vehicle.charging,
-    categoryBookable: category?.category.bookable ?? false,
+    categoryBookable: category?.bookable ?? false,
     configuration: category?.configuration ?? {},
   });
 }
 
 /** The operator's vehicle representation, with availability computed by the ready-to-rent rules. */
 export function toVehicleDto(
-  vehicle: Vehicle,
-  category: ResolvedCategory | undefined,
-  module: IotModule | undefined,
+  vehicle: VehicleRecord,
+  category: CategoryReadiness | undefined,
+  module: IotModuleRecord | undefined,
 ): VehicleDto {
   const readiness = readinessOf(vehicle, category);
   return {
@@ -196,7 +201,7 @@ export function toVehicleDto(
 export async function vehicleDtos(em: EntityManager, vehicles: Vehicle[]): Promise<VehicleDto[]> {
   if (!vehicles.length) return [];
   const [categories, modules] = await Promise.all([
-    resolvedCategories(em),
+    categoryReadiness(em),
     em.find(IotModule, { vehicleId: { $in: vehicles.map((vehicle) => vehicle.id) } }),
   ]);
   const moduleByVehicle = new Map(modules.map((module) => [module.vehicleId!, module]));
@@ -284,25 +289,34 @@ export const listVehicles = defineRoute({
   responses: { 200: { description: 'One page of vehicles', schema: VehicleList } },
   errors: [],
   async handler({ em, tenant, query, page }) {
-    const branches = query.includeChildBranches
+    const branchIds = query.includeChildBranches
       ? await branchWithDescendants(em, tenant, query.branchId)
       : [query.branchId];
-    const where: Record<string, unknown> = { branch: { $in: branches } };
-    if (query.search) {
-      const like = `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      where.$or = [{ code: { $ilike: like } }, { licensePlate: { $ilike: like } }];
-    }
-    if (query.categoryId) where.category = query.categoryId;
-    if (query.serviceStateV2) where.serviceStateV2 = { $in: query.serviceStateV2 };
-    if (query.rentalState) where.rentalState = { $in: query.rentalState };
-    if (query.offline !== undefined) where.offline = query.offline;
-    if (query.tag) where.tags = { $contains: [query.tag] };
-    const [vehicles, total] = await em.findAndCount(Vehicle, where, {
-      orderBy: orderBy(query.sort, 'id,asc'),
-      limit: page.size,
-      offset: page.offset,
-    });
-    return ok(await vehicleDtos(em, vehicles), { total });
+    const [field, direction] = (query.sort ?? 'id,asc').split(',');
+    const [{ vehicles, total }, categories] = await Promise.all([
+      vehiclePage(
+        em,
+        tenant,
+        {
+          branchIds,
+          search: query.search,
+          categoryId: query.categoryId,
+          serviceStatesV2: query.serviceStateV2,
+          rentalStates: query.rentalState,
+          offline: query.offline,
+          tag: query.tag,
+        },
+        { field: field as VehicleSortField, direction: direction?.toLowerCase() === 'desc' ? 'desc' : 'asc' },
+        { limit: page.size, offset: page.offset },
+      ),
+      categoryReadiness(em),
+    ]);
+    return ok(
+      vehicles.map(({ vehicle, module }) =>
+        toVehicleDto(vehicle, categories.get(vehicle.category.id), module),
+      ),
+      { total },
+    );
   },
 });
 

@@ -1,0 +1,116 @@
+// The read cache (db/read-cache.ts) never outlives a write: grants, clients, branches and category
+// configuration changed through the ORM count on the very next request; writes it cannot see count
+// within READ_CACHE_TTL_MS.
+import { ApiClient, Branch, Role, RoleAssignment, Vehicle, VehicleCategory } from '../db/entities/index.js';
+import { inTenantTransaction, tenantEm } from '../db/orm.js';
+import { READ_CACHE_TTL_MS } from '../db/read-cache.js';
+import { hashSecret } from '../platform/secrets.js';
+import { expectError, startHttpStack, type HttpStack } from './support/http.js';
+
+let stack: HttpStack;
+let tenant: string;
+let branchId: number;
+
+/** A new API client holding the operations role on the seeded branch, and its token. */
+async function grantedClient(clientId: string): Promise<{ token: string; assignmentId: number }> {
+  const em = tenantEm(stack.backend.orm, tenant);
+  const role = await em.findOneOrFail(Role, { name: 'Fleet operations' });
+  em.create(ApiClient, {
+    clientId,
+    name: clientId,
+    secretHash: await hashSecret(`${clientId}-secret`),
+    scopes: ['back'],
+  });
+  const assignment = em.create(RoleAssignment, {
+    role,
+    subjectType: 'API_CLIENT',
+    subjectId: clientId,
+    branch: em.getReference(Branch, branchId),
+  });
+  await em.flush();
+  const token = await stack.token(tenant, { clientId, clientSecret: `${clientId}-secret` });
+  return { token, assignmentId: assignment.id };
+}
+
+const list = (token: string, branch = branchId) =>
+  stack.call('GET', stack.back(`/vehicles?branchId=${branch}`), { token });
+
+beforeAll(async () => {
+  stack = await startHttpStack();
+  tenant = stack.backend.seed.tenant;
+  branchId = stack.backend.seed.branchId;
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+test('a revoked assignment is refused on the next request', async () => {
+  const { token, assignmentId } = await grantedClient('cache-revoke');
+  expect((await list(token)).status).toBe(200);
+  const em = tenantEm(stack.backend.orm, tenant);
+  em.remove(em.getReference(RoleAssignment, assignmentId));
+  await em.flush();
+  expectError(await list(token), 403, 'AUTH002');
+});
+
+test('a revocation inside a transaction counts once it commits', async () => {
+  const { token, assignmentId } = await grantedClient('cache-transaction');
+  expect((await list(token)).status).toBe(200);
+  await inTenantTransaction(stack.backend.orm, tenant, async (tx) => {
+    tx.remove(tx.getReference(RoleAssignment, assignmentId));
+    await tx.flush();
+    // Not committed yet: the grant still holds, and what is read now is not kept.
+    expect((await list(token)).status).toBe(200);
+  });
+  expectError(await list(token), 403, 'AUTH002');
+});
+
+test('a disabled API client is refused on the next request', async () => {
+  const { token } = await grantedClient('cache-disable');
+  expect((await list(token)).status).toBe(200);
+  const em = tenantEm(stack.backend.orm, tenant);
+  const client = await em.findOneOrFail(ApiClient, { clientId: 'cache-disable' });
+  client.active = false;
+  await em.flush();
+  expectError(await list(token), 401, 'AUTH005');
+});
+
+test('a category made unbookable shows in availability at once', async () => {
+  const { token } = await grantedClient('cache-category');
+  const em = tenantEm(stack.backend.orm, tenant);
+  const vehicle = await em.findOneOrFail(Vehicle, { branch: branchId }, { orderBy: { id: 'asc' } });
+  const category = await em.findOneOrFail(VehicleCategory, vehicle.category.id);
+  const availability = async () =>
+    ((await list(token)).body as Array<{ id: number; available: boolean }>).find((v) => v.id === vehicle.id)!;
+  await availability();
+  category.bookable = false;
+  await em.flush();
+  try {
+    expect((await availability()).available).toBe(false);
+  } finally {
+    category.bookable = true;
+    await em.flush();
+  }
+});
+
+test('a branch created after the tree was cached is found; writes by hand count within the bound', async () => {
+  const { token, assignmentId } = await grantedClient('cache-bound');
+  expect((await list(token)).status).toBe(200);
+  const em = tenantEm(stack.backend.orm, tenant);
+  const parent = await em.findOneOrFail(Branch, branchId);
+  const child = em.create(Branch, {
+    name: 'Cache child',
+    code: 'cache-child',
+    parent,
+    businessUnit: parent.businessUnit,
+    timeZoneId: 'Europe/Berlin',
+  });
+  await em.flush();
+  // Inherited from the parent's grant through the ancestry read from the refreshed tree.
+  expect((await list(token, child.id)).status).toBe(200);
+  // A delete the ORM does not see (another process, SQL by hand) is bounded by the time to live.
+  await em.getConnection().execute('delete from role_assignment where id = ?', [assignmentId]);
+  await new Promise((resolve) => setTimeout(resolve, READ_CACHE_TTL_MS + 100));
+  expectError(await list(token), 403, 'AUTH002');
+});
