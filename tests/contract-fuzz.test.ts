@@ -11,6 +11,7 @@ import path from 'node:path';
 import { createApp } from '../api/app.js';
 import { listen } from '../api/http-server.js';
 import { Customer, Tenant, Vehicle } from '../db/entities/index.js';
+import { resolvedCategories } from '../db/categories.js';
 import { tenantEm } from '../db/orm.js';
 import { demoOperatorClient } from '../db/seed.js';
 import { demoCustomer } from '../db/seed/customers.js';
@@ -101,10 +102,20 @@ async function writeConfig(): Promise<string> {
   const em = tenantEm(backend.orm, backend.seed.tenant);
   const customers = await em.find(Customer, {}, { orderBy: { id: 'asc' } });
   const vehicles = await em.find(Vehicle, {}, { orderBy: { id: 'asc' } });
+  const categories = await resolvedCategories(em);
+  const configures = (vehicle: Vehicle, command: string) =>
+    ((categories.get(vehicle.category.id)?.configuration.commands as string[] | undefined) ?? []).includes(
+      command,
+    );
   const { cityBranchId, branchId, otherBranchId, businessUnitId } = backend.seed;
   const dictionaries = {
     'customer-ids': customers.map((customer) => customer.id),
     'vehicle-ids': vehicles.map((vehicle) => vehicle.id),
+    // Vehicles whose category configures START, STOP and OPEN_TAILBOX (the seeded cars): the shortcuts for
+    // those commands answer A100 (403) for every other vehicle.
+    'car-vehicle-ids': vehicles
+      .filter((vehicle) => ['START', 'STOP', 'OPEN_TAILBOX'].every((command) => configures(vehicle, command)))
+      .map((vehicle) => vehicle.id),
     'branch-ids': [cityBranchId, branchId, otherBranchId],
     'business-unit-ids': [businessUnitId],
   };
