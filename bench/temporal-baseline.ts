@@ -43,7 +43,7 @@ export async function runTemporalBaseline(options: TemporalBaselineOptions): Pro
   const activities: BaselineActivities = { noop: async () => undefined };
   const workflowBundle = await bundleWorkflowCode({
     workflowsPath,
-    logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
+    logger: new DefaultLogger('ERROR'),
   });
   const workerConnection = await NativeConnection.connect({ address: options.address });
   const clientConnection = await Connection.connect({ address: options.address });
