@@ -362,6 +362,7 @@ export const errorCatalogue = {
   'PS107': { code: 'PS107', meaning: 'the slot holds no such vehicle', retryable: false, httpStatus: 409, source: 'project' },
   'POI404': { code: 'POI404', meaning: 'point of interest not found', retryable: false, httpStatus: 404, source: 'project' },
   'POC404': { code: 'POC404', meaning: 'POI category not found', retryable: false, httpStatus: 404, source: 'project' },
+  'POI100': { code: 'POI100', meaning: 'the POI category named in the body does not exist', retryable: false, httpStatus: 422, source: 'project' },
   'POC409': { code: 'POC409', meaning: 'POI category is used by POIs; set enabled=false instead', retryable: false, httpStatus: 409, source: 'project' },
 } as const satisfies Readonly<Record<string, CatalogueEntry>>;
 

@@ -1041,8 +1041,8 @@ describe('POIs and POI categories', () => {
     });
     expectError(
       await call('PATCH', back(`/pois/${poiId}`), as(operator, { categoryId: 2147483647 })),
-      404,
-      'POC404',
+      422,
+      'POI100',
     );
     expectError(await call('PATCH', back(`/pois/${poiId}`), as(reader, { name: 'x' })), 403, 'AUTH002');
     expectError(

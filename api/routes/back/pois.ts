@@ -141,6 +141,13 @@ async function loadCategory(em: EntityManager, id: number): Promise<PoiCategory>
   return category;
 }
 
+/** The category a POI body names: its absence is a refused body (POI100, 422), not a missing path resource. */
+async function namedCategory(em: EntityManager, id: number): Promise<PoiCategory> {
+  const category = await em.findOne(PoiCategory, id);
+  if (!category) throw new DomainError('POI100', `POI category ${id} not found`);
+  return category;
+}
+
 /** POI categories are tenant-wide: writing them needs POI_CATEGORY_MANAGE somewhere in the tenant. */
 async function authorizeCategoryWrite(ctx: RouteContext): Promise<void> {
   if (!(await ctx.holds({ permission: 'POI_CATEGORY_MANAGE' })))
@@ -388,10 +395,10 @@ export function toPoiDto(poi: Poi): Static<typeof PoiSchema> {
   };
 }
 
-/** Applies the fields given (undefined: unchanged); a new category must exist (POC404). */
+/** Applies the fields given (undefined: unchanged); a new category must exist (POI100). */
 async function applyPoiFields(em: EntityManager, poi: Poi, fields: PoiFields): Promise<void> {
   const { categoryId, branchId, position, ...rest } = fields;
-  if (categoryId !== undefined) poi.category = await loadCategory(em, categoryId);
+  if (categoryId !== undefined) poi.category = await namedCategory(em, categoryId);
   if (branchId !== undefined) poi.branch = em.getReference(Branch, branchId);
   if (position !== undefined) {
     const [lng, lat] = position.coordinates as [number, number];
@@ -494,11 +501,11 @@ export const createPoi = defineRoute({
       headers: { Location: { description: 'URL of the new POI.', schema: Str(200) } },
     },
   },
-  errors: ['POC404', 'GF100'],
+  errors: ['POI100', 'GF100'],
   async handler(ctx) {
     const { em, body } = ctx;
     const poi = em.create(Poi, {
-      category: await loadCategory(em, body.categoryId),
+      category: await namedCategory(em, body.categoryId),
       branch: em.getReference(Branch, body.branchId),
       name: body.name,
       address: body.address,
@@ -522,7 +529,7 @@ export const replacePoi = defineRoute({
   body: PoiPut,
   access: { permission: 'POI_MANAGE', branchOf: 'the POI', branch: (ctx) => poiBranch(ctx) },
   responses: { 200: { description: 'The POI', schema: PoiSchema } },
-  errors: ['POI404', 'POC404', 'GF100'],
+  errors: ['POI404', 'POI100', 'GF100'],
   async handler(ctx) {
     const poi = await poiOf(ctx);
     await authorizeMove(ctx, poi, ctx.body.branchId);
@@ -543,7 +550,7 @@ export const patchPoi = defineRoute({
   body: PoiPatch,
   access: { permission: 'POI_MANAGE', branchOf: 'the POI', branch: (ctx) => poiBranch(ctx) },
   responses: { 200: { description: 'The POI', schema: PoiSchema } },
-  errors: ['POI404', 'POC404', 'GF100'],
+  errors: ['POI404', 'POI100', 'GF100'],
   async handler(ctx) {
     const poi = await poiOf(ctx);
     await authorizeMove(ctx, poi, ctx.body.branchId);
