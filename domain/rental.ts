@@ -27,6 +27,13 @@ export const rentalOperationTypes = [
 ] as const;
 export type RentalOperationType = (typeof rentalOperationTypes)[number];
 
+/** One price phase of a rental on the clock, as the rental row records it (ISO times; open while endedAt is null). */
+export interface RentalPhaseRecord {
+  phase: 'RESERVATION_FREE' | 'RESERVATION_PAID' | 'DRIVING' | 'PARKING';
+  startedAt: string;
+  endedAt: string | null;
+}
+
 /** Driving or parking while a rental is ACTIVE; each switch opens a new price phase. */
 export type ActiveMode = 'DRIVING' | 'PARKING';
 

@@ -181,6 +181,26 @@ export function vehicleReadiness(input: VehicleReadinessInput): VehicleReadiness
 }
 
 /** What a vehicle reported about itself, in telemetry or in a command reply. */
+/**
+ * Equipment state a device may report beside position and charge; end requirements read it. Absent
+ * means the vehicle has no such sensor (the requirement then cannot be proven and fails when configured).
+ */
+export interface VehicleSensors {
+  doorsClosed?: boolean;
+  tailboxClosed?: boolean;
+  bikeLockLocked?: boolean;
+  /** Helmets plugged into their holders. */
+  helmetsPluggedIn?: number;
+  keyInHolder?: boolean;
+  parkBrakeOn?: boolean;
+  /** RFID cards in the card holder. */
+  rfidCardsInHolder?: number;
+  /** The vehicle's status after the stop command (true when turned off). */
+  statusTurnedOff?: boolean;
+  /** Docked and locked in a station slot. */
+  lockedInStation?: boolean;
+}
+
 export interface VehicleReport {
   /** ISO-8601 instant of the report (the device's clock: reports are applied in this order). */
   at: string;

@@ -1,11 +1,16 @@
 // Developer tool: diffs the entities against the migration snapshot and writes a new migration file
-// into db/migrations (then list it in db/migrations/index.ts). Needs DATABASE_URL of a migrated database.
+// into db/migrations (then list it in db/migrations/index.ts). Diffs against DATABASE_URL when set (a
+// database migrated to the head), else against a throwaway embedded PostgreSQL it migrates itself.
 //
 // `--snapshot-only` rewrites db/migrations/.snapshot-fleetflow.json from the entities without a database,
 // e.g. after merging branches that each added a migration (the schema test in tests/platform.test.ts
 // checks that the migrations together still build exactly that schema).
 import { MikroORM } from '@mikro-orm/postgresql';
-import { connectOrm, ormOptions } from '../db/orm.js';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { connectOrm, migrateDatabase, ormOptions } from '../db/orm.js';
+import { startEmbeddedPostgres } from '../platform/embedded-postgres.js';
 
 if (process.argv[2] === '--snapshot-only') {
   // The constructor discovers the entities without connecting.
@@ -16,16 +21,26 @@ if (process.argv[2] === '--snapshot-only') {
   process.exit(0);
 }
 
-const databaseUrl = process.env.DATABASE_URL;
-if (!databaseUrl) {
-  console.error('DATABASE_URL is required (a database migrated to the latest migration)');
-  process.exit(2);
-}
+// Without DATABASE_URL a throwaway embedded PostgreSQL is migrated to the head and diffed against.
 const name = process.argv[2];
-const orm = await connectOrm(databaseUrl);
+const throwaway = process.env.DATABASE_URL
+  ? undefined
+  : await (async () => {
+      const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'fleetflow-migration-'));
+      const server = await startEmbeddedPostgres({ dataDir, port: 0 });
+      return { dataDir, server };
+    })();
+const orm = await connectOrm(process.env.DATABASE_URL ?? throwaway!.server.url);
 try {
+  if (throwaway) await migrateDatabase(orm);
   const result = await orm.migrator.create(undefined, false, false, name);
-  console.log(result.fileName ? `created ${result.fileName}` : 'no schema changes');
+  console.log(
+    result.fileName ? `created ${result.fileName} (list it in db/migrations/index.ts)` : 'no schema changes',
+  );
 } finally {
   await orm.close();
+  if (throwaway) {
+    await throwaway.server.stop();
+    await fs.rm(throwaway.dataDir, { recursive: true, force: true });
+  }
 }

@@ -35,6 +35,10 @@ export interface RentalWorkflowInput {
   requestedBy: string;
   /** AdminAddRental may create an ACTIVE rental right away. */
   startImmediately: boolean;
+  /** Business-account context of a business rental (absent for a private rental). */
+  userGroupId?: number;
+  costCenterId?: number;
+  reason?: string;
   /** Set when the workflow continues as new, so a long rental keeps a short history. */
   resume?: RentalWorkflowSnapshot;
 }
@@ -95,6 +99,17 @@ export const awaitReservationUpdate = defineUpdate<RentalWorkflowSnapshot>('awai
 /** Runs START, END, PARK, DRIVE, RENEW_RESERVATION or OPEN_TAILBOX and answers with the new state. */
 export const rentalOperationUpdate = defineUpdate<RentalWorkflowSnapshot, [RentalOperationRequest]>(
   'rentalOperation',
+);
+
+/** What POST /front/rentals/{rentalId}/buy-reservation asks for: paid minutes added to the reservation. */
+export interface BuyReservationRequest {
+  minutes: number;
+  requestedBy: string;
+}
+
+/** Sells reservation minutes while in RESERVATION: extends the expiry and opens a RESERVATION_PAID phase. */
+export const buyReservationUpdate = defineUpdate<RentalWorkflowSnapshot, [BuyReservationRequest]>(
+  'buyReservation',
 );
 
 /** Cancels a reservation (DELETE /rentals/{id}); only while RESERVATION. */

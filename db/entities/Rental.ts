@@ -5,6 +5,12 @@ import { TenantScoped } from './TenantScoped.js';
 import { Branch } from './Branch.js';
 import { Vehicle } from './Vehicle.js';
 import { Customer } from './Customer.js';
+import { PricingBundleVersion } from './PricingBundleVersion.js';
+import { UserGroup } from './UserGroup.js';
+import { CostCenter } from './CostCenter.js';
+import type { PriceResult } from '../../domain/pricing.js';
+import type { RentalPhaseRecord } from '../../domain/rental.js';
+import type { VehicleSensors } from '../../domain/vehicle.js';
 
 /**
  * Read model of a rental. The rental workflow owns its lifecycle and writes this row in the same
@@ -74,6 +80,60 @@ export class Rental extends TenantScoped {
 
   @Property({ type: 'double', nullable: true })
   endOdometerKm?: number | null;
+
+  /** Branch whose business area holds the end position (differs from `branch` for passed-through rentals). */
+  @ManyToOne({ entity: () => Branch, ref: false, nullable: true })
+  endBranch?: Branch | null;
+
+  /** The pricing version applied at creation; every later price of this rental uses exactly it. */
+  @ManyToOne({ entity: () => PricingBundleVersion, ref: false, nullable: true })
+  pricingBundleVersion?: PricingBundleVersion | null;
+
+  /** Price phases on the clock (RESERVATION_FREE, RESERVATION_PAID, DRIVING, PARKING), the open one last. */
+  @Property({ type: 'json', defaultRaw: `'[]'` })
+  phases: Opt<RentalPhaseRecord[]> = [];
+
+  /** Reservation minutes bought with buy-reservation (the RESERVATION_PAID phase). */
+  @Property({ type: 'integer', default: 0 })
+  paidReservationMinutes: Opt<number> = 0;
+
+  /** The three price shapes of the spec; the running estimate while open, the final price once ended. */
+  @Property({ type: 'json', nullable: true })
+  price?: PriceResult['price'] | null;
+
+  @Property({ type: 'json', nullable: true })
+  priceV3?: PriceResult['priceV3'] | null;
+
+  @Property({ type: 'json', nullable: true })
+  priceV4?: PriceResult['priceV4'] | null;
+
+  /** Business-account context of a business rental (null for a private rental). */
+  @ManyToOne({ entity: () => UserGroup, ref: false, nullable: true })
+  userGroup?: UserGroup | null;
+
+  @ManyToOne({ entity: () => CostCenter, ref: false, nullable: true })
+  costCenter?: CostCenter | null;
+
+  @Property({ type: 'string', length: 500, nullable: true })
+  reason?: string | null;
+
+  /** The vehicle's equipment at START (helmets, cards): EXISTING_* end requirements compare with it. */
+  @Property({ type: 'json', nullable: true })
+  startVehicleSensors?: VehicleSensors | null;
+
+  /** End requirements that failed and were overridden by an operator at END. */
+  @Property({ type: 'json', nullable: true })
+  overriddenEndRequirements?: string[] | null;
+
+  /** The customer's cleanliness rating of the vehicle (1–5) and comment, once. */
+  @Property({ type: 'smallint', nullable: true })
+  cleanlinessRating?: number | null;
+
+  @Property({ type: 'string', length: 1000, nullable: true })
+  cleanlinessComment?: string | null;
+
+  @Property({ type: 'json', defaultRaw: `'[]'` })
+  annotations: Opt<string[]> = [];
 
   @Property({ type: 'Date', onCreate: () => new Date() })
   createdAt: Opt<Date> = new Date();

@@ -9,6 +9,7 @@ import {
   type PowerState,
   type ServiceStateV2,
   type VehicleRentalState,
+  type VehicleSensors,
 } from '../../domain/vehicle.js';
 import { TenantScoped } from './TenantScoped.js';
 import { Branch } from './Branch.js';
@@ -57,6 +58,10 @@ export class Vehicle extends TenantScoped {
 
   @Property({ type: 'boolean' })
   charging: Opt<boolean> = false;
+
+  /** Equipment state from the device (doors, tailbox, bike lock, helmets, key, brake, cards). */
+  @Property({ type: 'json', defaultRaw: `'{}'` })
+  sensors: Opt<VehicleSensors> = {};
 
   /** State of charge as the IoT module reports it (used when the category sets useIoTSoCLevel). */
   @Property({ type: 'double', nullable: true })

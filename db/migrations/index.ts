@@ -6,6 +6,7 @@ import { Migration20261122104722_fleet } from './Migration20261122104722_fleet.j
 import { Migration20261122105400_customers } from './Migration20261122105400_customers.js';
 import { Migration20261122103242_geography } from './Migration20261122103242_geography.js';
 import { Migration20261122121500_customer_search } from './Migration20261122121500_customer_search.js';
+import { Migration20261122133618_rentals } from './Migration20261122133618_rentals.js';
 
 /** Migrations in order; listed explicitly so every runtime (tsx, jest, bundlers) loads the same set. */
 export const migrationsList: { name: string; class: Constructor<Migration> }[] = [
@@ -15,4 +16,5 @@ export const migrationsList: { name: string; class: Constructor<Migration> }[] =
   { name: 'Migration20261122104722_fleet', class: Migration20261122104722_fleet },
   { name: 'Migration20261122105400_customers', class: Migration20261122105400_customers },
   { name: 'Migration20261122121500_customer_search', class: Migration20261122121500_customer_search },
+  { name: 'Migration20261122133618_rentals', class: Migration20261122133618_rentals },
 ];
