@@ -167,6 +167,51 @@ export function renewedReservationExpiry(
   return proposed > currentExpiryMs ? proposed : undefined;
 }
 
+/**
+ * The rental's price phases after a transition at `at` (ISO): the reservation opens RESERVATION_FREE;
+ * reservation time past the free expiry is RESERVATION_PAID (bought minutes); START and DRIVE open
+ * DRIVING, PARK opens PARKING; END, CANCEL and EXPIRE close the open phase. Transitions that do not
+ * change the phase (RENEW_RESERVATION, OPEN_TAILBOX) return the phases unchanged.
+ */
+export function advancePhases(
+  phases: readonly RentalPhaseRecord[],
+  transition: RentalTransitionName | 'RESERVE',
+  at: string,
+  freeReservationExpiresAt?: string,
+): RentalPhaseRecord[] {
+  const next = phases.map((phase) => ({ ...phase }));
+  const open = next.at(-1)?.endedAt === null ? next.at(-1) : undefined;
+  const close = (when: string) => {
+    if (!open) return;
+    // Past the free expiry, the reservation continues as its paid phase (bought minutes).
+    if (
+      open.phase === 'RESERVATION_FREE' &&
+      freeReservationExpiresAt &&
+      Date.parse(freeReservationExpiresAt) < Date.parse(when) &&
+      Date.parse(freeReservationExpiresAt) > Date.parse(open.startedAt)
+    ) {
+      open.endedAt = freeReservationExpiresAt;
+      next.push({ phase: 'RESERVATION_PAID', startedAt: freeReservationExpiresAt, endedAt: when });
+      return;
+    }
+    open.endedAt = when;
+  };
+  const opens: Partial<Record<RentalTransitionName | 'RESERVE', RentalPhaseRecord['phase']>> = {
+    RESERVE: 'RESERVATION_FREE',
+    START: 'DRIVING',
+    DRIVE: 'DRIVING',
+    PARK: 'PARKING',
+  };
+  const phase = opens[transition];
+  if (phase) {
+    close(at);
+    next.push({ phase, startedAt: at, endedAt: null });
+  } else if (transition === 'END' || transition === 'CANCEL' || transition === 'EXPIRE') {
+    close(at);
+  }
+  return next;
+}
+
 /** Vehicle rental state that mirrors a rental state (and active mode). */
 export function vehicleStateForRental(
   state: RentalState,
