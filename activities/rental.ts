@@ -1,19 +1,40 @@
 import { LockMode } from '@mikro-orm/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { inTenantTransaction } from '../db/orm.js';
-import { Customer, Event, Rental, Vehicle, VehicleCategory } from '../db/entities/index.js';
+import {
+  CostCenter,
+  Customer,
+  Event,
+  PricingBundleVersion,
+  Rental,
+  UserGroup,
+  Vehicle,
+  VehicleCategory,
+} from '../db/entities/index.js';
 import { recordEvent } from '../db/events.js';
 import { effectiveSetting } from '../db/settings.js';
 import { categoryConfiguration } from '../db/categories.js';
 import { DomainError } from '../domain/errors.js';
 import {
   RENTAL_RESERVATION_SETTING_KEY,
+  advancePhases,
   defaultReservationSettings,
+  freeReservationAllowanceMinutes,
+  grantedReservationMinutes,
   rentalTransitions,
+  sameVehicleBlockRemainingMs,
   vehicleStateForRental,
   type RentalReservationSettings,
+  type RentalState,
   type RentalTransitionName,
 } from '../domain/rental.js';
+import {
+  RENTAL_NO_MOVEMENT_SETTING_KEY,
+  defaultNoMovementSettings,
+  movedMeaningfully,
+  type RentalNoMovementSettings,
+} from '../domain/rental-trip.js';
+import { pricingForBranch } from '../db/pricing.js';
 import { vehicleReadiness, type VehicleReport } from '../domain/vehicle.js';
 import { activityIdempotencyKey, asActivity, isUniqueViolation } from './support.js';
 import { applyReportToVehicle } from './fleet.js';
@@ -32,11 +53,16 @@ export interface ReserveRentalInput {
   requestedBy: string;
   /** Workflow time of the reservation, so the read model and the workflow timer agree. */
   at: string;
+  userGroupId?: number;
+  costCenterId?: number;
+  reason?: string;
 }
 
 export interface ReservationResult {
   reservedAtMs: number;
   reservationExpiresAtMs: number;
+  /** Free reservation minutes the customer had left in the reset window when reserving (caps renewals). */
+  allowanceMinutes: number;
   settings: RentalReservationSettings;
   disallowedOperations: string[];
   hasTailbox: boolean;
@@ -55,6 +81,51 @@ export interface RecordRentalTransitionInput {
   vehicleReport?: VehicleReport;
   position?: { lat: number; lng: number };
   reservationExpiresAt?: string;
+  /** Free expiry at the time of the transition: reservation time past it is the paid phase. */
+  freeReservationExpiresAt?: string;
+}
+
+/** What recording a transition produced: END may become ENDED_NO_MOVEMENT. */
+export interface RecordedTransition {
+  state: RentalState;
+}
+
+export interface RecordReservationPurchaseInput {
+  tenant: string;
+  rentalId: number;
+  minutes: number;
+  reservationExpiresAt: string;
+  at: string;
+  requestedBy: string;
+}
+
+export interface RecordOperationFailureInput {
+  tenant: string;
+  rentalId: number;
+  operation: RentalTransitionName;
+  code: string;
+  message: string;
+  at: string;
+  requestedBy: string;
+}
+
+/** Free reservation minutes a customer consumed in reservations made since `since` (closed phases). */
+async function consumedFreeReservationMinutes(
+  em: Parameters<Parameters<typeof inTenantTransaction>[2]>[0],
+  customerId: number,
+  since: Date,
+): Promise<number> {
+  const recent = await em.find(
+    Rental,
+    { customer: customerId, reservedAt: { $gte: since } },
+    { fields: ['phases'] },
+  );
+  let ms = 0;
+  for (const rental of recent)
+    for (const phase of rental.phases)
+      if (phase.phase === 'RESERVATION_FREE' && phase.endedAt)
+        ms += Date.parse(phase.endedAt) - Date.parse(phase.startedAt);
+  return ms / 60_000;
 }
 
 /** Activities of the rental workflow: each writes the rental row, the vehicle row and an event in one step. */
@@ -81,9 +152,10 @@ export function createRentalActivities({ orm }: RentalActivityDeps) {
             ...(settingRow?.value as Partial<RentalReservationSettings>),
           };
           const reservedAt = new Date(input.at);
-          const outcome = (rental: Rental): ReservationResult => ({
+          const outcome = (rental: Rental, allowanceMinutes: number): ReservationResult => ({
             reservedAtMs: rental.reservedAt.getTime(),
             reservationExpiresAtMs: rental.reservationExpiresAt!.getTime(),
+            allowanceMinutes,
             settings,
             disallowedOperations: configuration.disallowedRentalOperations ?? [],
             hasTailbox: configuration.hasTailbox ?? false,
@@ -91,7 +163,17 @@ export function createRentalActivities({ orm }: RentalActivityDeps) {
           });
 
           const existing = await em.findOne(Rental, input.rentalId);
-          if (existing) return outcome(existing); // a retry of this very activity
+          if (existing) {
+            // A retry of this very activity: the allowance it had is the reservation's own length or more.
+            const granted =
+              (existing.reservationExpiresAt!.getTime() - existing.reservedAt.getTime()) / 60_000;
+            const consumed = await consumedFreeReservationMinutes(
+              em,
+              input.customerId,
+              new Date(reservedAt.getTime() - settings.bufferMinutes * 60_000),
+            );
+            return outcome(existing, Math.max(granted, freeReservationAllowanceMinutes(settings, consumed)));
+          }
 
           const customer = await em.findOne(Customer, input.customerId);
           if (!customer) throw new DomainError('U106');
@@ -126,6 +208,57 @@ export function createRentalActivities({ orm }: RentalActivityDeps) {
           });
           if (open > 0) throw new DomainError('R102');
 
+          const lastOnVehicle = await em.findOne(
+            Rental,
+            {
+              customer: input.customerId,
+              vehicle: vehicle.id,
+              endedAt: { $ne: null },
+              startedAt: { $ne: null },
+            },
+            { orderBy: { endedAt: 'desc' }, fields: ['endedAt'] },
+          );
+          const blockedMs = sameVehicleBlockRemainingMs(
+            settings,
+            lastOnVehicle?.endedAt?.getTime(),
+            reservedAt.getTime(),
+          );
+          if (blockedMs > 0)
+            throw new DomainError(
+              'R107',
+              `vehicle ${vehicle.code} can be rented again by this customer in ${Math.ceil(blockedMs / 60_000)} minutes`,
+              { retryAfterSeconds: Math.ceil(blockedMs / 1000) },
+            );
+
+          const consumed = await consumedFreeReservationMinutes(
+            em,
+            input.customerId,
+            new Date(reservedAt.getTime() - settings.bufferMinutes * 60_000),
+          );
+          const allowanceMinutes = freeReservationAllowanceMinutes(settings, consumed);
+          const grantedMinutes = grantedReservationMinutes(settings, allowanceMinutes);
+          if (grantedMinutes < 1)
+            throw new DomainError(
+              'R106',
+              `the free reservation time of ${settings.reservationMaxMinutes} minutes within ${settings.bufferMinutes} minutes is used up`,
+            );
+
+          // The rental keeps the version that applies now, whatever is published later (ODP104 when unpriced).
+          const pricing = await pricingForBranch(em, input.tenant, {
+            branchId: vehicle.branch.id,
+            vehicleCategoryId: category.id,
+            bundleType: 'ON_DEMAND_LEGACY',
+            at: reservedAt,
+          });
+          const userGroup =
+            input.userGroupId === undefined ? null : await em.findOne(UserGroup, input.userGroupId);
+          if (input.userGroupId !== undefined && !userGroup)
+            throw new DomainError('UG404', `business account ${input.userGroupId} not found`);
+          const costCenter =
+            input.costCenterId === undefined ? null : await em.findOne(CostCenter, input.costCenterId);
+          if (input.costCenterId !== undefined && !costCenter)
+            throw new DomainError('UG408', `cost center ${input.costCenterId} not found`);
+
           const rental = em.create(Rental, {
             id: input.rentalId,
             workflowId: rentalWorkflowId(input.tenant, input.rentalId),
@@ -135,7 +268,12 @@ export function createRentalActivities({ orm }: RentalActivityDeps) {
             customer,
             createdBy: input.requestedBy,
             reservedAt,
-            reservationExpiresAt: new Date(reservedAt.getTime() + settings.reservationMinutes * 60_000),
+            reservationExpiresAt: new Date(reservedAt.getTime() + grantedMinutes * 60_000),
+            pricingBundleVersion: em.getReference(PricingBundleVersion, pricing.version.id),
+            phases: advancePhases([], 'RESERVE', reservedAt.toISOString()),
+            userGroup,
+            costCenter,
+            reason: input.reason ?? null,
           });
           vehicle.rentalState = 'RESERVATION';
           recordEvent(em, {
@@ -146,7 +284,12 @@ export function createRentalActivities({ orm }: RentalActivityDeps) {
             rentalId: input.rentalId,
             customerId: customer.id,
             adminSubject: input.requestedBy,
-            description: `vehicle ${vehicle.code} reserved for ${settings.reservationMinutes} minutes`,
+            description: `vehicle ${vehicle.code} reserved for ${grantedMinutes} minutes`,
+            payload: {
+              reservationMinutes: grantedMinutes,
+              pricingBundleVersionId: pricing.version.id,
+              userGroupId: input.userGroupId ?? null,
+            },
             idempotencyKey: activityIdempotencyKey(),
           });
           try {
@@ -157,7 +300,7 @@ export function createRentalActivities({ orm }: RentalActivityDeps) {
               throw new DomainError('R103', 'vehicle is already rented');
             throw error;
           }
-          return outcome(rental);
+          return outcome(rental, allowanceMinutes);
         }),
       );
     },
@@ -166,14 +309,15 @@ export function createRentalActivities({ orm }: RentalActivityDeps) {
      * Records one transition of the table in domain/rental.ts: moves the rental and mirrors it on the
      * vehicle (with what the vehicle reported), with the event, in one transaction; idempotent per attempt.
      */
-    async recordRentalTransition(input: RecordRentalTransitionInput): Promise<void> {
+    async recordRentalTransition(input: RecordRentalTransitionInput): Promise<RecordedTransition> {
       const idempotencyKey = activityIdempotencyKey();
       const transition = rentalTransitions[input.transition];
       return asActivity(() =>
         inTenantTransaction(orm, input.tenant, async (em) => {
-          if (await em.count(Event, { idempotencyKey })) return; // already recorded by an earlier attempt
           const rental = await em.findOne(Rental, input.rentalId, { lockMode: LockMode.PESSIMISTIC_WRITE });
           if (!rental) throw new DomainError('R404');
+          // Already recorded by an earlier attempt of this activity: answer what it recorded.
+          if (await em.count(Event, { idempotencyKey })) return { state: rental.state };
           if (!transition.from.includes(rental.state)) {
             throw new DomainError(
               'R201',
@@ -184,7 +328,13 @@ export function createRentalActivities({ orm }: RentalActivityDeps) {
             lockMode: LockMode.PESSIMISTIC_WRITE,
           });
           const at = new Date(input.at);
-          rental.state = transition.to;
+          let state: RentalState = transition.to;
+          rental.phases = advancePhases(
+            rental.phases,
+            input.transition,
+            at.toISOString(),
+            input.freeReservationExpiresAt,
+          );
           if (transition.activeMode !== undefined) rental.activeMode = transition.activeMode;
           if (input.reservationExpiresAt) rental.reservationExpiresAt = new Date(input.reservationExpiresAt);
           if (input.vehicleReport) await applyReportToVehicle(em, vehicle, input.vehicleReport);
@@ -203,9 +353,23 @@ export function createRentalActivities({ orm }: RentalActivityDeps) {
             if (rental.startedAt) {
               rental.endPosition = position;
               rental.endOdometerKm = vehicle.odometerKm;
+              if (input.transition === 'END') {
+                const noMovement = await effectiveSetting(
+                  em,
+                  input.tenant,
+                  RENTAL_NO_MOVEMENT_SETTING_KEY,
+                  rental.branch.id,
+                );
+                const thresholds = {
+                  ...defaultNoMovementSettings,
+                  ...(noMovement?.value as Partial<RentalNoMovementSettings> | undefined),
+                };
+                if (!movedMeaningfully(rental, thresholds)) state = 'ENDED_NO_MOVEMENT';
+              }
             }
           }
-          vehicle.rentalState = vehicleStateForRental(transition.to, rental.activeMode ?? undefined);
+          rental.state = state;
+          vehicle.rentalState = vehicleStateForRental(state, rental.activeMode ?? undefined);
           recordEvent(em, {
             type: transition.event,
             createdAt: at,
@@ -216,7 +380,63 @@ export function createRentalActivities({ orm }: RentalActivityDeps) {
             adminSubject: input.requestedBy,
             position: input.position ?? position,
             description: input.adminOverride ? 'administrative override' : null,
-            payload: { state: transition.to, activeMode: rental.activeMode ?? null },
+            payload: { state, activeMode: rental.activeMode ?? null },
+            idempotencyKey,
+          });
+          return { state };
+        }),
+      );
+    },
+
+    /** Records bought reservation minutes (buy-reservation): the longer expiry and the event; idempotent. */
+    async recordReservationPurchase(input: RecordReservationPurchaseInput): Promise<void> {
+      const idempotencyKey = activityIdempotencyKey();
+      return asActivity(() =>
+        inTenantTransaction(orm, input.tenant, async (em) => {
+          if (await em.count(Event, { idempotencyKey })) return;
+          const rental = await em.findOne(Rental, input.rentalId, { lockMode: LockMode.PESSIMISTIC_WRITE });
+          if (!rental) throw new DomainError('R404');
+          if (rental.state !== 'RESERVATION')
+            throw new DomainError(
+              'R201',
+              `reservation minutes are sold only in RESERVATION (${rental.state})`,
+            );
+          rental.paidReservationMinutes += input.minutes;
+          rental.reservationExpiresAt = new Date(input.reservationExpiresAt);
+          recordEvent(em, {
+            type: 'RENTAL_BUY_RESERVATION',
+            createdAt: new Date(input.at),
+            branchId: rental.branch.id,
+            vehicleId: rental.vehicle.id,
+            rentalId: rental.id,
+            customerId: rental.customer.id,
+            adminSubject: input.requestedBy,
+            description: `${input.minutes} reservation minutes bought`,
+            payload: { minutes: input.minutes, reservationExpiresAt: input.reservationExpiresAt },
+            idempotencyKey,
+          });
+        }),
+      );
+    },
+
+    /** Records a failed operation (RENTAL_OPERATION_FAILED) so the timeline shows what was tried and why. */
+    async recordOperationFailure(input: RecordOperationFailureInput): Promise<void> {
+      const idempotencyKey = activityIdempotencyKey();
+      return asActivity(() =>
+        inTenantTransaction(orm, input.tenant, async (em) => {
+          if (await em.count(Event, { idempotencyKey })) return;
+          const rental = await em.findOne(Rental, input.rentalId);
+          if (!rental) return;
+          recordEvent(em, {
+            type: 'RENTAL_OPERATION_FAILED',
+            createdAt: new Date(input.at),
+            branchId: rental.branch.id,
+            vehicleId: rental.vehicle.id,
+            rentalId: rental.id,
+            customerId: rental.customer.id,
+            adminSubject: input.requestedBy,
+            description: `${input.operation} failed: ${input.message}`,
+            payload: { operation: input.operation, errorCode: input.code },
             idempotencyKey,
           });
         }),

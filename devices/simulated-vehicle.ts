@@ -140,6 +140,14 @@ export class SimulatedVehicle {
     return { kind: 'reply', reply, replayed: false };
   }
 
+  /** Moves an unlocked vehicle `metres` along its heading at once (tests and demos of a real trip). */
+  ride(metres: number): void {
+    if (!this.isRiding() || metres <= 0) return;
+    this.position = offsetPosition(this.position, metres, this.headingDeg);
+    this.odometerKm += metres / 1000;
+    this.drainBattery(metres * 0.002);
+  }
+
   /** Advances the simulation by one telemetry period: rides move, drain the battery and add distance. */
   advance(elapsedMs: number): void {
     if (!this.isRiding() || elapsedMs <= 0) {

@@ -135,6 +135,11 @@ export class FleetSimulator {
     );
   }
 
+  /** Moves an unlocked vehicle `metres` at once (tests, benchmarks): its next report shows the trip. */
+  ride(vehicleId: string, metres: number): void {
+    this.requireVehicle(vehicleId).ride(metres);
+  }
+
   /** State snapshot of one vehicle, or undefined if the simulator does not know it. */
   getVehicle(vehicleId: string): SimulatedVehicleSnapshot | undefined {
     return this.vehicles.get(vehicleId)?.snapshot();

@@ -136,14 +136,16 @@ export function operationRefusal(
 
 /** The `rental.reservation` setting (value type RENTAL_RESERVATION_SETTINGS). */
 export interface RentalReservationSettings {
-  /** Free reservation granted when the rental is created. */
+  /** Free reservation granted when the rental is created (and by each RENEW_RESERVATION). */
   reservationMinutes: number;
-  /** Maximum free reservation allowance, renewals included. */
+  /** Maximum free reservation a customer may use within the reset window, renewals included. */
   reservationMaxMinutes: number;
-  /** Window after which a consumed allowance resets. */
+  /** Window after which consumed free reservation time no longer counts. */
   bufferMinutes: number;
   /** Optional block on re-renting the same vehicle after ending. */
   blockRentalForSameVehicleMinutes?: number;
+  /** Most reservation minutes one rental may buy (buy-reservation); default 120. */
+  maxPaidReservationMinutes?: number;
 }
 
 export const RENTAL_RESERVATION_SETTING_KEY = 'rental.reservation';
@@ -155,16 +157,65 @@ export const defaultReservationSettings: RentalReservationSettings = {
   bufferMinutes: 60,
 };
 
-/** New expiry after RENEW_RESERVATION, or undefined when the free allowance is used up (R203). */
+export const DEFAULT_MAX_PAID_RESERVATION_MINUTES = 120;
+
+/**
+ * Free reservation minutes a customer may still use: reservationMaxMinutes less the free minutes their
+ * reservations consumed within the last bufferMinutes (whole minutes, never negative).
+ */
+export function freeReservationAllowanceMinutes(
+  settings: RentalReservationSettings,
+  consumedMinutesInWindow: number,
+): number {
+  return Math.max(0, Math.floor(settings.reservationMaxMinutes - consumedMinutesInWindow));
+}
+
+/** Free minutes a new reservation gets: reservationMinutes, capped by what the window still allows. */
+export function grantedReservationMinutes(
+  settings: RentalReservationSettings,
+  allowanceMinutes: number,
+): number {
+  return Math.min(settings.reservationMinutes, allowanceMinutes);
+}
+
+/**
+ * New free expiry after RENEW_RESERVATION: another reservationMinutes from now, capped at the allowance
+ * the reservation had when it was made; undefined when that extends nothing (R203).
+ */
 export function renewedReservationExpiry(
   reservedAtMs: number,
-  currentExpiryMs: number,
+  currentFreeExpiryMs: number,
   nowMs: number,
   settings: RentalReservationSettings,
+  allowanceMinutes: number,
 ): number | undefined {
-  const maxExpiry = reservedAtMs + settings.reservationMaxMinutes * 60_000;
+  const maxExpiry = reservedAtMs + allowanceMinutes * 60_000;
   const proposed = Math.min(nowMs + settings.reservationMinutes * 60_000, maxExpiry);
-  return proposed > currentExpiryMs ? proposed : undefined;
+  return proposed > currentFreeExpiryMs ? proposed : undefined;
+}
+
+/** Why buying `minutes` of reservation is refused (R205), or undefined when it may be sold. */
+export function reservationPurchaseRefusal(
+  minutes: number,
+  alreadyBoughtMinutes: number,
+  settings: RentalReservationSettings,
+): string | undefined {
+  const max = settings.maxPaidReservationMinutes ?? DEFAULT_MAX_PAID_RESERVATION_MINUTES;
+  if (!Number.isInteger(minutes) || minutes < 1) return 'minutes must be a positive whole number';
+  if (alreadyBoughtMinutes + minutes > max)
+    return `at most ${max} reservation minutes can be bought per rental (${alreadyBoughtMinutes} bought)`;
+  return undefined;
+}
+
+/** Minutes until the same customer may rent the same vehicle again, or 0 when not blocked. */
+export function sameVehicleBlockRemainingMs(
+  settings: RentalReservationSettings,
+  lastEndedAtMs: number | undefined,
+  nowMs: number,
+): number {
+  const block = settings.blockRentalForSameVehicleMinutes ?? 0;
+  if (!block || lastEndedAtMs === undefined) return 0;
+  return Math.max(0, lastEndedAtMs + block * 60_000 - nowMs);
 }
 
 /**

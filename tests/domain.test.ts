@@ -74,9 +74,11 @@ describe('rental operations', () => {
   test('renewal extends up to the maximum free reservation time', () => {
     const minute = 60_000;
     const settings = { ...defaultReservationSettings, reservationMinutes: 15, reservationMaxMinutes: 30 };
-    expect(renewedReservationExpiry(0, 15 * minute, 10 * minute, settings)).toBe(25 * minute);
-    expect(renewedReservationExpiry(0, 25 * minute, 20 * minute, settings)).toBe(30 * minute);
-    expect(renewedReservationExpiry(0, 30 * minute, 29 * minute, settings)).toBeUndefined();
+    expect(renewedReservationExpiry(0, 15 * minute, 10 * minute, settings, 30)).toBe(25 * minute);
+    expect(renewedReservationExpiry(0, 25 * minute, 20 * minute, settings, 30)).toBe(30 * minute);
+    expect(renewedReservationExpiry(0, 30 * minute, 29 * minute, settings, 30)).toBeUndefined();
+    // A reservation made with only 20 free minutes left in the window renews up to those 20.
+    expect(renewedReservationExpiry(0, 15 * minute, 10 * minute, settings, 20)).toBe(20 * minute);
   });
 });
 

@@ -2,10 +2,12 @@
 // and simulated vehicles. A 15-minute reservation expires in a few seconds of wall time.
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { Event, Rental, Vehicle, VehicleCommand } from '../db/entities/index.js';
+import { Customer, Event, Rental, Setting, Vehicle, VehicleCommand } from '../db/entities/index.js';
+import { RENTAL_RESERVATION_SETTING_KEY, defaultReservationSettings } from '../domain/rental.js';
 import { tenantEm } from '../db/orm.js';
 import {
   awaitReservationUpdate,
+  buyReservationUpdate,
   cancelReservationUpdate,
   rentalOperationUpdate,
   rentalStatusQuery,
@@ -36,9 +38,32 @@ async function vehicleOf(index: number) {
   return vehicles[index]!;
 }
 
+/** A fresh customer of the seeded tenant: no earlier reservations count against their allowance. */
+async function newCustomer(): Promise<number> {
+  const em = tenantEm(backend.orm, backend.seed.tenant);
+  const seeded = await em.findOneOrFail(Customer, backend.seed.customerIds[0]!);
+  const customer = em.create(Customer, {
+    tenant: seeded.tenant,
+    email: `rider-${nextRentalId}-${Date.now()}@example.com`,
+    firstName: 'Test',
+    lastName: 'Rider',
+    homeBusinessUnit: seeded.homeBusinessUnit,
+  });
+  await em.flush();
+  return customer.id;
+}
+
+/** Changes the tenant-wide `rental.reservation` setting for one test. */
+async function reservationSettings(change: Partial<typeof defaultReservationSettings>): Promise<void> {
+  const em = tenantEm(backend.orm, backend.seed.tenant);
+  const setting = await em.findOneOrFail(Setting, { key: RENTAL_RESERVATION_SETTING_KEY });
+  setting.value = { ...defaultReservationSettings, ...change };
+  await em.flush();
+}
+
 async function reserve(
   vehicleIndex: number,
-  customerIndex: number,
+  customer: number | { customerId: number },
 ): Promise<{ handle: WorkflowHandle<typeof rentalWorkflow>; input: RentalWorkflowInput }> {
   const vehicle = await vehicleOf(vehicleIndex);
   const input: RentalWorkflowInput = {
@@ -46,7 +71,7 @@ async function reserve(
     rentalId: nextRentalId++,
     branchId: vehicle.branch.id,
     vehicleId: vehicle.id,
-    customerId: backend.seed.customerIds[customerIndex]!,
+    customerId: typeof customer === 'number' ? backend.seed.customerIds[customer]! : customer.customerId,
     requestedBy: 'client:test',
     startImmediately: false,
   };
@@ -101,6 +126,7 @@ test('START unlocks the vehicle over MQTT, END locks it; the timer no longer app
   expect(backend.simulator.getVehicle(String(input.vehicleId))?.locked).toBe(false);
   await backend.testEnv!.sleep('1 hour');
   expect((await handle.query(rentalStatusQuery)).state).toBe('ACTIVE');
+  backend.simulator.ride(String(input.vehicleId), 400);
 
   expect(
     await failureType(
@@ -185,4 +211,107 @@ test('a silent vehicle is retried with the same command id, then START fails wit
   expect(
     (await handle.executeUpdate(cancelReservationUpdate, { args: [{ requestedBy: 'client:test' }] })).state,
   ).toBe('CANCELLED');
+});
+
+const operate = (
+  handle: WorkflowHandle<typeof rentalWorkflow>,
+  operationType: 'START' | 'END' | 'PARK' | 'DRIVE' | 'RENEW_RESERVATION',
+) => handle.executeUpdate(rentalOperationUpdate, { args: [{ operationType, requestedBy: 'client:test' }] });
+
+test('a started rental that ends where it began, without distance, is ENDED_NO_MOVEMENT', async () => {
+  const { handle, input } = await reserve(7, { customerId: await newCustomer() });
+  await handle.executeUpdate(awaitReservationUpdate);
+  await operate(handle, 'START');
+  backend.simulator.ride(String(input.vehicleId), 10); // below 50 m and 0.1 km
+  expect((await operate(handle, 'END')).state).toBe('ENDED_NO_MOVEMENT');
+  expect((await rentalRow(input.rentalId)).state).toBe('ENDED_NO_MOVEMENT');
+  expect((await vehicleOf(7)).rentalState).toBe('AVAILABLE');
+});
+
+test('renewals extend the free reservation up to the allowance of the window, then R203; a new reservation in the window is R106 until it resets', async () => {
+  const customerId = await newCustomer();
+  const { handle, input } = await reserve(8, { customerId });
+  const reserved = await handle.executeUpdate(awaitReservationUpdate);
+  expect(reserved.allowanceMinutes).toBe(30);
+  await backend.testEnv!.sleep('10 minutes');
+  const renewed = await operate(handle, 'RENEW_RESERVATION');
+  expect(renewed.reservationExpiresAtMs! - reserved.reservedAtMs!).toBeGreaterThanOrEqual(
+    25 * 60_000 - 1_000,
+  );
+  await backend.testEnv!.sleep('10 minutes');
+  const capped = await operate(handle, 'RENEW_RESERVATION');
+  expect(capped.reservationExpiresAtMs! - reserved.reservedAtMs!).toBe(30 * 60_000);
+  expect(await failureType(operate(handle, 'RENEW_RESERVATION'))).toBe('R203');
+  expect((await handle.result()).state).toBe('EXPIRED');
+  expect((await rentalRow(input.rentalId)).reservationExpiresAt!.getTime() - reserved.reservedAtMs!).toBe(
+    30 * 60_000,
+  );
+
+  // 30 free minutes used within the 60-minute window: nothing left until it resets.
+  const refused = await reserve(9, { customerId });
+  expect(await failureType(refused.handle.executeUpdate(awaitReservationUpdate))).toBe('R106');
+  await backend.testEnv!.sleep('61 minutes');
+  const again = await reserve(9, { customerId });
+  expect((await again.handle.executeUpdate(awaitReservationUpdate)).allowanceMinutes).toBe(30);
+  await again.handle.executeUpdate(cancelReservationUpdate, { args: [{ requestedBy: 'client:test' }] });
+});
+
+test('bought reservation minutes extend the expiry and are a RESERVATION_PAID phase; the purchase is capped (R205)', async () => {
+  const { handle, input } = await reserve(10, { customerId: await newCustomer() });
+  const reserved = await handle.executeUpdate(awaitReservationUpdate);
+  const bought = await handle.executeUpdate(buyReservationUpdate, {
+    args: [{ minutes: 10, requestedBy: 'client:test' }],
+  });
+  expect(bought.reservationExpiresAtMs! - reserved.reservedAtMs!).toBe(25 * 60_000);
+  expect(bought.paidReservationMinutes).toBe(10);
+  await expect(
+    failureType(
+      handle.executeUpdate(buyReservationUpdate, { args: [{ minutes: 200, requestedBy: 'client:test' }] }),
+    ),
+  ).resolves.toBe('R205');
+  await backend.testEnv!.sleep('20 minutes'); // past the free 15, inside the bought 10
+  expect((await handle.query(rentalStatusQuery)).state).toBe('RESERVATION');
+  await operate(handle, 'START');
+  backend.simulator.ride(String(input.vehicleId), 300);
+  await operate(handle, 'PARK');
+  await operate(handle, 'DRIVE');
+  await operate(handle, 'END');
+  const row = await rentalRow(input.rentalId);
+  expect(row.paidReservationMinutes).toBe(10);
+  expect(row.phases.map((phase) => phase.phase)).toEqual([
+    'RESERVATION_FREE',
+    'RESERVATION_PAID',
+    'DRIVING',
+    'PARKING',
+    'DRIVING',
+  ]);
+  const [free, paid] = row.phases;
+  expect(Date.parse(free!.endedAt!) - Date.parse(free!.startedAt)).toBe(15 * 60_000);
+  expect(paid!.startedAt).toBe(free!.endedAt);
+  expect(row.phases.every((phase) => phase.endedAt !== null)).toBe(true);
+  expect(await eventTypes(input.rentalId)).toContain('RENTAL_BUY_RESERVATION');
+});
+
+test('blockRentalForSameVehicleMinutes keeps a customer from re-renting the vehicle they just returned (R107)', async () => {
+  await reservationSettings({ blockRentalForSameVehicleMinutes: 30 });
+  try {
+    const customerId = await newCustomer();
+    const first = await reserve(11, { customerId });
+    await first.handle.executeUpdate(awaitReservationUpdate);
+    await operate(first.handle, 'START');
+    backend.simulator.ride(String(first.input.vehicleId), 300);
+    await operate(first.handle, 'END');
+    const blocked = await reserve(11, { customerId });
+    expect(await failureType(blocked.handle.executeUpdate(awaitReservationUpdate))).toBe('R107');
+    // Another customer may take it at once; the same customer after the block.
+    const other = await reserve(11, { customerId: await newCustomer() });
+    await other.handle.executeUpdate(awaitReservationUpdate);
+    await other.handle.executeUpdate(cancelReservationUpdate, { args: [{ requestedBy: 'client:test' }] });
+    await backend.testEnv!.sleep('31 minutes');
+    const later = await reserve(11, { customerId });
+    expect((await later.handle.executeUpdate(awaitReservationUpdate)).state).toBe('RESERVATION');
+    await later.handle.executeUpdate(cancelReservationUpdate, { args: [{ requestedBy: 'client:test' }] });
+  } finally {
+    await reservationSettings({});
+  }
 });

@@ -70,12 +70,18 @@ export interface RentalWorkflowSnapshot {
   state: RentalState | 'PENDING' | 'REJECTED';
   activeMode?: ActiveMode;
   reservedAtMs?: number;
+  /** When the reservation expires: the free expiry plus bought minutes. */
   reservationExpiresAtMs?: number;
+  /** End of the free reservation; time past it is the paid phase. */
+  freeReservationExpiresAtMs?: number;
+  /** Free reservation minutes the customer had left in the reset window at reservation (caps renewals). */
+  allowanceMinutes?: number;
+  paidReservationMinutes?: number;
   reservationSettings?: RentalReservationSettings;
   disallowedOperations: string[];
   hasTailbox: boolean;
   startTimeoutSeconds?: number;
-  operationInProgress?: RentalTransitionName;
+  operationInProgress?: RentalTransitionName | 'BUY_RESERVATION';
 }
 
 export interface RentalWorkflowResult {

@@ -15,6 +15,7 @@ import {
   operationRefusal,
   rentalTransitions,
   renewedReservationExpiry,
+  reservationPurchaseRefusal,
   terminalRentalStates,
   transitionRefusal,
   type RentalState,
@@ -24,6 +25,7 @@ import type { VehicleReport } from '../domain/vehicle.js';
 import { baseCode, catalogueEntry } from '../domain/errors.js';
 import {
   awaitReservationUpdate,
+  buyReservationUpdate,
   cancelReservationUpdate,
   rentalOperationUpdate,
   rentalStatusQuery,
@@ -113,7 +115,16 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
       });
       return outcome.report;
     } catch (error) {
-      throw vehicleFailure(transition.vehicleFailureCode, error);
+      const failure = vehicleFailure(transition.vehicleFailureCode, error);
+      await records.recordOperationFailure({
+        ...common,
+        operation: name,
+        code: failure.type ?? 'V504',
+        message: failure.message,
+        at: new Date().toISOString(),
+        requestedBy,
+      });
+      throw failure;
     }
   }
 
@@ -125,7 +136,7 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
     reservationExpiresAtMs?: number,
   ): Promise<void> {
     const vehicleReport = await vehicleStep(name, request.requestedBy);
-    await records.recordRentalTransition({
+    const recorded = await records.recordRentalTransition({
       ...common,
       transition: name,
       at: at.toISOString(),
@@ -135,25 +146,33 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
       position: request.userPosition,
       reservationExpiresAt:
         reservationExpiresAtMs === undefined ? undefined : new Date(reservationExpiresAtMs).toISOString(),
+      freeReservationExpiresAt:
+        snapshot.freeReservationExpiresAtMs === undefined
+          ? undefined
+          : new Date(snapshot.freeReservationExpiresAtMs).toISOString(),
     });
     const row = rentalTransitions[name];
     if (row.activeMode !== undefined) snapshot.activeMode = row.activeMode ?? undefined;
     if (reservationExpiresAtMs !== undefined) snapshot.reservationExpiresAtMs = reservationExpiresAtMs;
-    if (row.to !== snapshot.state) setState(row.to);
+    if (recorded.state !== snapshot.state) setState(recorded.state);
   }
 
   async function runOperation(request: RentalOperationRequest): Promise<RentalWorkflowSnapshot> {
     let expiry: number | undefined;
+    let freeExpiry: number | undefined;
     if (request.operationType === 'RENEW_RESERVATION') {
-      expiry = renewedReservationExpiry(
+      freeExpiry = renewedReservationExpiry(
         snapshot.reservedAtMs ?? Date.now(),
-        snapshot.reservationExpiresAtMs ?? Date.now(),
+        snapshot.freeReservationExpiresAtMs ?? Date.now(),
         Date.now(),
         snapshot.reservationSettings!,
+        snapshot.allowanceMinutes ?? snapshot.reservationSettings!.reservationMaxMinutes,
       );
-      if (expiry === undefined) throw refusal('R203');
+      if (freeExpiry === undefined) throw refusal('R203');
+      expiry = freeExpiry + (snapshot.paidReservationMinutes ?? 0) * 60_000;
     }
     await transition(request.operationType, request, new Date(), expiry);
+    if (freeExpiry !== undefined) snapshot.freeReservationExpiresAtMs = freeExpiry;
     return view();
   }
 
@@ -209,6 +228,40 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
   );
 
   setHandler(
+    buyReservationUpdate,
+    ({ minutes, requestedBy }) =>
+      exclusively('BUY_RESERVATION', async () => {
+        const expiry = snapshot.reservationExpiresAtMs! + minutes * 60_000;
+        await records.recordReservationPurchase({
+          ...common,
+          minutes,
+          reservationExpiresAt: new Date(expiry).toISOString(),
+          at: new Date().toISOString(),
+          requestedBy,
+        });
+        snapshot.paidReservationMinutes = (snapshot.paidReservationMinutes ?? 0) + minutes;
+        snapshot.reservationExpiresAtMs = expiry;
+        return view();
+      }),
+    {
+      validator: ({ minutes }) => {
+        assertIdle();
+        if (snapshot.state !== 'RESERVATION')
+          throw refusal(
+            'R205',
+            `reservation minutes are sold only in RESERVATION; the rental is ${snapshot.state}`,
+          );
+        const refused = reservationPurchaseRefusal(
+          minutes,
+          snapshot.paidReservationMinutes ?? 0,
+          snapshot.reservationSettings!,
+        );
+        if (refused) throw refusal('R205', refused);
+      },
+    },
+  );
+
+  setHandler(
     cancelReservationUpdate,
     ({ requestedBy }) =>
       exclusively('CANCEL', async () => {
@@ -237,10 +290,16 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
         customerId: input.customerId,
         requestedBy: input.requestedBy,
         at: new Date().toISOString(),
+        userGroupId: input.userGroupId,
+        costCenterId: input.costCenterId,
+        reason: input.reason,
       });
       Object.assign(snapshot, {
         reservedAtMs: reservation.reservedAtMs,
         reservationExpiresAtMs: reservation.reservationExpiresAtMs,
+        freeReservationExpiresAtMs: reservation.reservationExpiresAtMs,
+        allowanceMinutes: reservation.allowanceMinutes,
+        paidReservationMinutes: 0,
         reservationSettings: reservation.settings,
         disallowedOperations: reservation.disallowedOperations,
         hasTailbox: reservation.hasTailbox,
