@@ -15,7 +15,7 @@ import {
 import { Event, Vehicle, VehicleCommand } from '../db/entities/index.js';
 import { VehicleCommandTimeoutError, type VehicleCommandClient } from '../devices/command-client.js';
 import type { VehicleCommandName } from '../devices/protocol.js';
-import { activityIdempotencyKey } from './support.js';
+import { activityIdempotencyKey, withHeartbeat } from './support.js';
 
 export interface FleetActivityDeps {
   orm: MikroORM;
@@ -236,7 +236,7 @@ export function createFleetActivities({ orm, vehicleCommands, vehicleCommandTime
           report: reportFromReply(previous.data, (previous.answeredAt ?? new Date()).toISOString()),
         };
 
-      const reply = await deliver(input, commandId, timeoutMs, undefined);
+      const reply = await withHeartbeat(() => deliver(input, commandId, timeoutMs, undefined));
       return { status: 'OK', report: reportFromReply(reply.data, reply.at) };
     },
 

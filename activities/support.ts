@@ -13,6 +13,21 @@ export function activityIdempotencyKey(): string {
 }
 
 /**
+ * Heartbeats every `intervalMs` while `work` runs, so a worker that dies mid-activity is noticed within
+ * the caller's heartbeatTimeout instead of its whole startToCloseTimeout.
+ */
+export async function withHeartbeat<T>(work: () => Promise<T>, intervalMs = 1_000): Promise<T> {
+  const context = Context.current();
+  context.heartbeat();
+  const timer = setInterval(() => context.heartbeat(), intervalMs);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/**
  * Turns domain refusals into non-retryable ApplicationFailures whose type is the catalogue code, so the
  * workflow and the API see the code. A business refusal never changes by retrying, so it is never
  * retried, whatever the catalogue's "retryable" advice to API clients says; anything else (database,

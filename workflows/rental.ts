@@ -49,9 +49,12 @@ const records = proxyActivities<RentalActivities>({
 });
 
 // A vehicle that does not answer is retried with the same command id (the device deduplicates), then
-// reported; the operator is waiting on the HTTP call, so attempts are few.
+// reported; the operator is waiting on the HTTP call, so attempts are few. The activity heartbeats while
+// it waits for the device: a worker that dies mid-command is noticed in seconds and the command is
+// resumed, with the same id, on another worker.
 const fleet = proxyActivities<FleetActivities>({
   startToCloseTimeout: '40 seconds',
+  heartbeatTimeout: '5 seconds',
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumAttempts: 2 },
 });
 

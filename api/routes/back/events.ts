@@ -67,6 +67,15 @@ export const entityEvents = defineRoute({
   description: 'Positions are shown only to callers holding POSITION_LOG_READ on the branch.',
   tags: ['Events'],
   params: Type.Object({ entityType: StringEnum(entityTypes), entityId: Id() }),
+  query: Type.Object({
+    includeRelatedEvents: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          "RENTALS only: adds the rental's vehicle events of the trip (from reservation to end, or now while open).",
+      }),
+    ),
+  }),
   paged: { defaultSize: 50 },
   access: {
     permission: 'EVENT_READ',
@@ -76,13 +85,27 @@ export const entityEvents = defineRoute({
   responses: { 200: { description: 'Events', schema: Type.Array(EventSchema) } },
   errors: ['R404', 'V404'],
   async handler(ctx) {
-    const { em, params, page } = ctx;
+    const { em, params, query, page } = ctx;
     const showPosition = await ctx.holds({
       permission: 'POSITION_LOG_READ',
       branchId: await ownerBranchOf(ctx),
     });
-    const where =
+    let where: Record<string, unknown> =
       params.entityType === 'RENTALS' ? { rentalId: params.entityId } : { vehicleId: params.entityId };
+    if (params.entityType === 'RENTALS' && query.includeRelatedEvents) {
+      const rental = await em.findOneOrFail(Rental, params.entityId, {
+        fields: ['vehicle', 'reservedAt', 'endedAt'],
+      });
+      where = {
+        $or: [
+          { rentalId: params.entityId },
+          {
+            vehicleId: rental.vehicle.id,
+            createdAt: { $gte: rental.reservedAt, ...(rental.endedAt ? { $lte: rental.endedAt } : {}) },
+          },
+        ],
+      };
+    }
     const [events, total] = await em.findAndCount(Event, where, {
       orderBy: { id: 'asc' },
       limit: page.size,

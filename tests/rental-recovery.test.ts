@@ -1,0 +1,154 @@
+// Crash recovery: the worker process is killed (SIGKILL) while a rental's START waits for the vehicle; a
+// new worker process resumes the rental, the device applies the UNLOCK once, and the rental completes.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { Rental, Vehicle, VehicleCommand } from '../db/entities/index.js';
+import { connectOrm, tenantEm, type MikroORM } from '../db/orm.js';
+import { seedTenant, type SeededTenant } from '../db/seed.js';
+import { simulatorFleet } from '../db/fleet.js';
+import { FleetSimulator } from '../devices/simulator.js';
+import {
+  awaitReservationUpdate,
+  rentalOperationUpdate,
+  rentalWorkflowStartOptions,
+  RENTAL_WORKFLOW_TYPE,
+} from '../workflows/rental.messages.js';
+import type { rentalWorkflow } from '../workflows/rental.js';
+import { uniqueTenant } from './support/stack.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const tsxCli = path.join(root, 'node_modules/tsx/dist/cli.mjs');
+
+let orm: MikroORM;
+let seed: SeededTenant;
+let simulator: FleetSimulator;
+let connection: Connection;
+let client: Client;
+const taskQueue = `recovery-${randomBytes(3).toString('hex')}`;
+const workers: ChildProcess[] = [];
+
+/** Starts `workers/main.ts` as its own process and resolves once it polls the task queue. */
+async function startWorkerProcess(): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [tsxCli, 'workers/main.ts'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      WORKER_METRICS_PORT: '0',
+      LOG_LEVEL: 'info',
+      VEHICLE_COMMAND_TIMEOUT_MS: '8000',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  workers.push(child);
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 90_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('worker polling its task queue')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited with ${code}:\n${output}`));
+    });
+  });
+  child.removeAllListeners('exit');
+  return child;
+}
+
+beforeAll(async () => {
+  orm = await connectOrm(process.env.DATABASE_URL!, { pool: { min: 0, max: 3 } });
+  seed = await seedTenant(orm.em, uniqueTenant('recovery'), 'Recovery Mobility');
+  simulator = new FleetSimulator({
+    mqttUrl: process.env.MQTT_URL!,
+    tenant: seed.tenant,
+    vehicles: await simulatorFleet(tenantEm(orm, seed.tenant)),
+    telemetryIntervalMs: 60_000,
+    connectionMode: 'shared',
+    slowReplyMs: 3_000,
+  });
+  await simulator.start();
+  connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  client = new Client({ connection, namespace: 'default' });
+}, 120_000);
+
+afterAll(async () => {
+  for (const worker of workers) if (worker.exitCode === null) worker.kill('SIGKILL');
+  await simulator?.stop();
+  await connection?.close();
+  await orm?.close();
+});
+
+test('a worker killed while START waits for the vehicle: a new worker finishes the rental, the device unlocks once', async () => {
+  const first = await startWorkerProcess();
+  const em = tenantEm(orm, seed.tenant);
+  const vehicle = (await em.find(Vehicle, {}, { orderBy: { id: 'asc' }, limit: 1 }))[0]!;
+  const rentalId = 900_001;
+  const handle = await client.workflow.start<typeof rentalWorkflow>(
+    RENTAL_WORKFLOW_TYPE,
+    rentalWorkflowStartOptions(
+      {
+        tenant: seed.tenant,
+        rentalId,
+        branchId: vehicle.branch.id,
+        vehicleId: vehicle.id,
+        customerId: seed.customerIds[0]!,
+        requestedBy: 'client:recovery-test',
+        startImmediately: false,
+      },
+      taskQueue,
+    ),
+  );
+  expect((await handle.executeUpdate(awaitReservationUpdate)).state).toBe('RESERVATION');
+
+  // The vehicle executes commands at once but answers 3 s late: kill the worker in that gap.
+  const vehicleKey = String(vehicle.id);
+  const executedBefore = simulator.getVehicle(vehicleKey)!.executedCommands;
+  simulator.setBehaviour(vehicleKey, 'SLOW');
+  const start = handle.executeUpdate(rentalOperationUpdate, {
+    args: [{ operationType: 'START', requestedBy: 'client:recovery-test' }],
+  });
+  const deadline = Date.now() + 20_000;
+  while (simulator.getVehicle(vehicleKey)?.locked !== false && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(simulator.getVehicle(vehicleKey)?.locked).toBe(false);
+  first.kill('SIGKILL');
+  await new Promise((resolve) => first.once('exit', resolve));
+  simulator.setBehaviour(vehicleKey, 'NORMAL');
+
+  await startWorkerProcess();
+  const started = await start; // the accepted update completes on the new worker
+  expect(started.state).toBe('ACTIVE');
+  simulator.ride(vehicleKey, 300);
+  const ended = await handle.executeUpdate(rentalOperationUpdate, {
+    args: [{ operationType: 'END', requestedBy: 'client:recovery-test' }],
+  });
+  expect(ended.state).toBe('ENDED');
+  expect((await handle.result()).state).toBe('ENDED');
+
+  const commands = await tenantEm(orm, seed.tenant).find(
+    VehicleCommand,
+    { rentalId },
+    { orderBy: { id: 'asc' } },
+  );
+  // One UNLOCK (the retried attempt re-sent the same command id) and one LOCK.
+  expect(commands.map((command) => [command.command, command.status])).toEqual([
+    ['UNLOCK', 'OK'],
+    ['LOCK', 'OK'],
+  ]);
+  const snapshot = simulator.getVehicle(vehicleKey)!;
+  expect(snapshot.locked).toBe(true);
+  expect(snapshot.executedCommands - executedBefore).toBe(2); // UNLOCK and LOCK, each executed once
+  const row = await tenantEm(orm, seed.tenant).findOneOrFail(Rental, rentalId);
+  expect(row.state).toBe('ENDED');
+  expect(row.phases.map((phase) => phase.phase)).toEqual(['RESERVATION_FREE', 'DRIVING']);
+}, 180_000);
