@@ -1,18 +1,22 @@
-// Shared by the lifecycle benchmarks: run lanes of create → START → END, summarise and print them.
+// Shared by the lifecycle benchmarks: run lanes of create → START → PARK → DRIVE → END for a fixed time,
+// summarise and print them.
 import os from 'node:os';
 import { cpuSnapshot, cpuSpent, machineBusySeconds, type CpuSnapshot } from './process-cpu.js';
 
-export const lifecycleSteps = ['create', 'start', 'end'] as const;
+/** The steps of one rental lifecycle, in order: creation, then one operation each. */
+export const lifecycleSteps = ['create', 'START', 'PARK', 'DRIVE', 'END'] as const;
 export type LifecycleStep = (typeof lifecycleSteps)[number];
+export type LifecycleOperation = Exclude<LifecycleStep, 'create'>;
 
 export interface StepLatency {
   p50: number;
-  p95: number;
+  p99: number;
   max: number;
 }
 
 /** What one lifecycle benchmark measured. Latencies in milliseconds. */
 export interface LifecycleBenchResult {
+  /** Lifecycles completed (a lifecycle still running at the deadline is finished but counts too). */
   lifecycles: number;
   concurrency: number;
   wallSeconds: number;
@@ -28,11 +32,10 @@ export interface LifecycleBenchResult {
   foreignLoad: number;
 }
 
-/** One lifecycle's three steps; each resolves when its step is done. */
+/** One lifecycle's steps; each resolves when its step is done. */
 export interface LifecycleDriver {
   create(lane: number): Promise<string | number>;
-  start(id: string | number): Promise<void>;
-  end(id: string | number): Promise<void>;
+  operate(id: string | number, operation: LifecycleOperation, lane: number): Promise<void>;
 }
 
 export function percentile(values: number[], p: number): number {
@@ -41,32 +44,37 @@ export function percentile(values: number[], p: number): number {
 }
 
 /**
- * Runs `lifecycles` lifecycles on `concurrency` lanes; a lane starts its next lifecycle as soon as its
- * previous one has ended. Throughput is over the wall time of the whole run.
+ * Runs lifecycles on `concurrency` lanes for `durationMs`; a lane starts its next lifecycle as soon as
+ * its previous one has ended, and starts none after the deadline. Throughput is completed lifecycles
+ * over the wall time until the last one ended.
  */
 export async function runLifecycles(
   driver: LifecycleDriver,
-  lifecycles: number,
+  durationMs: number,
   concurrency: number,
 ): Promise<LifecycleBenchResult> {
-  const samples: Record<LifecycleStep, number[]> = { create: [], start: [], end: [] };
+  const samples = Object.fromEntries(lifecycleSteps.map((step) => [step, [] as number[]])) as Record<
+    LifecycleStep,
+    number[]
+  >;
   const timed = async <T>(step: LifecycleStep, run: () => Promise<T>): Promise<T> => {
     const started = performance.now();
     const result = await run();
     samples[step].push(performance.now() - started);
     return result;
   };
-  let next = 0;
+  let completed = 0;
   const cpuBefore = cpuSnapshot();
   const busyBefore = machineBusySeconds();
   const wallStart = performance.now();
+  const deadline = wallStart + durationMs;
   await Promise.all(
     Array.from({ length: concurrency }, async (_, lane) => {
-      while (next < lifecycles) {
-        next += 1;
+      while (performance.now() < deadline) {
         const id = await timed('create', () => driver.create(lane));
-        await timed('start', () => driver.start(id));
-        await timed('end', () => driver.end(id));
+        for (const operation of lifecycleSteps.slice(1) as LifecycleOperation[])
+          await timed(operation, () => driver.operate(id, operation, lane));
+        completed += 1;
       }
     }),
   );
@@ -76,15 +84,18 @@ export async function runLifecycles(
   const foreignLoad = Math.max(0, foreignSeconds) / (wallSeconds * os.availableParallelism());
   const summary = (values: number[]): StepLatency => ({
     p50: percentile(values, 50),
-    p95: percentile(values, 95),
+    p99: percentile(values, 99),
     max: Math.max(...values),
   });
   return {
-    lifecycles,
+    lifecycles: completed,
     concurrency,
     wallSeconds,
-    throughput: lifecycles / wallSeconds,
-    steps: { create: summary(samples.create), start: summary(samples.start), end: summary(samples.end) },
+    throughput: completed / wallSeconds,
+    steps: Object.fromEntries(lifecycleSteps.map((step) => [step, summary(samples[step])])) as Record<
+      LifecycleStep,
+      StepLatency
+    >,
     cpu,
     foreignLoad,
   };
@@ -98,13 +109,13 @@ const ms = (value: number) => `${value.toFixed(1)} ms`.padStart(10);
 /** The per-step table and the throughput line of one result. */
 export function formatResult(title: string, result: LifecycleBenchResult, callsLabel: string): string {
   const lines = [`${title}: ${result.lifecycles} lifecycles, ${result.concurrency} concurrent`];
-  lines.push(`  ${'step'.padEnd(7)}${'p50'.padStart(10)}${'p95'.padStart(10)}${'max'.padStart(10)}`);
+  lines.push(`  ${'step'.padEnd(7)}${'p50'.padStart(10)}${'p99'.padStart(10)}${'max'.padStart(10)}`);
   for (const step of lifecycleSteps) {
-    const { p50, p95, max } = result.steps[step];
-    lines.push(`  ${step.padEnd(7)}${ms(p50)}${ms(p95)}${ms(max)}`);
+    const { p50, p99, max } = result.steps[step];
+    lines.push(`  ${step.padEnd(7)}${ms(p50)}${ms(p99)}${ms(max)}`);
   }
   lines.push(
-    `  throughput ${result.throughput.toFixed(1)} lifecycles/s (${(result.throughput * 3).toFixed(1)} ${callsLabel}/s) over ${result.wallSeconds.toFixed(1)} s`,
+    `  throughput ${result.throughput.toFixed(1)} lifecycles/s (${(result.throughput * lifecycleSteps.length).toFixed(1)} ${callsLabel}/s) over ${result.wallSeconds.toFixed(1)} s`,
   );
   const perLifecycle = (seconds: number) => `${((seconds * 1000) / result.lifecycles).toFixed(0)} ms`;
   const groups = Object.entries(result.cpu).filter(
@@ -125,11 +136,11 @@ export function formatResult(title: string, result: LifecycleBenchResult, callsL
 export function formatRatio(fleetflow: LifecycleBenchResult, baseline: LifecycleBenchResult): string {
   const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`.padStart(10);
   const lines = ['fleetflow ÷ bare Temporal'];
-  lines.push(`  ${'step'.padEnd(7)}${'p50'.padStart(10)}${'p95'.padStart(10)}`);
+  lines.push(`  ${'step'.padEnd(7)}${'p50'.padStart(10)}${'p99'.padStart(10)}`);
   for (const step of lifecycleSteps) {
     const f = fleetflow.steps[step];
     const b = baseline.steps[step];
-    lines.push(`  ${step.padEnd(7)}${ratio(f.p50, b.p50)}${ratio(f.p95, b.p95)}`);
+    lines.push(`  ${step.padEnd(7)}${ratio(f.p50, b.p50)}${ratio(f.p99, b.p99)}`);
   }
   lines.push(
     `  throughput ${(fleetflow.throughput / baseline.throughput).toFixed(2)}× (${fleetflow.throughput.toFixed(1)} / ${baseline.throughput.toFixed(1)} lifecycles/s)`,

@@ -1,8 +1,9 @@
 // Measures the rental lifecycle through the real stack: HTTP API → Temporal dev server → worker →
 // PostgreSQL and MQTT → simulated vehicle, and back. Then runs the same shape on bare Temporal
 // (bench/temporal-baseline.ts) against the same dev server, and prints both and their ratio: how much
-// fleetflow adds on top of Temporal. Prints latency per step, throughput and memory.
-// Usage: npm run bench [-- rentals concurrency]   (defaults: 48 rentals, 8 at a time)
+// fleetflow adds on top of Temporal. Each lifecycle is create → START → PARK → DRIVE → END with a short
+// ride before END, so it ends ENDED with a priced invoice. Prints p50/p99 per step, throughput and memory.
+// Usage: npm run bench [-- seconds concurrency]   (defaults: 60 s per side, 16 concurrent)
 //
 // Both run on a Temporal dev server backed by a SQLite file with WAL, the way `npm start` runs it
 // (platform/temporal-dev-server.ts), so the figures are what users get. The in-memory server the jest
@@ -27,8 +28,8 @@ import { runTemporalBaseline } from './temporal-baseline.js';
 // Like the jest harness, keep the per-request log lines out of the figures' output; `LOG_LEVEL=info
 // npm run bench > file` measures with them.
 process.env.LOG_LEVEL ??= 'warn';
-const total = Number(process.argv[2] ?? 48);
-const concurrency = Number(process.argv[3] ?? 8);
+const durationMs = Number(process.argv[2] ?? 60) * 1000;
+const concurrency = Number(process.argv[3] ?? 16);
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 
 const temporalStore = process.env.BENCH_TEMPORAL_STORE === 'memory' ? 'memory' : 'sqlite-file';
@@ -93,10 +94,13 @@ const fleetflow = await profiledRun(process.env.BENCH_CPU_PROFILE, () =>
     {
       create: async (lane) =>
         (await call('POST', '/rentals', { guserId: laneCustomers[lane], vehicleId: vehicles[lane]!.id })).id,
-      start: async (id) => void (await call('POST', `/rentals/${id}/operation`, { operationType: 'START' })),
-      end: async (id) => void (await call('POST', `/rentals/${id}/operation`, { operationType: 'END' })),
+      operate: async (id, operationType, lane) => {
+        // A trip worth the name, so END prices a distance and the rental is not ENDED_NO_MOVEMENT.
+        if (operationType === 'END') backend.simulator.ride(String(vehicles[lane]!.id), 300);
+        await call('POST', `/rentals/${id}/operation`, { operationType });
+      },
     },
-    total,
+    durationMs,
     lanes,
   ),
 );
@@ -107,12 +111,12 @@ await backend.stop();
 
 const baseline = await runTemporalBaseline({
   address: infra.temporalAddress,
-  lifecycles: total,
+  durationMs,
   concurrency: lanes,
 });
 
 console.log(
-  `rental lifecycle bench (create → START → END), Temporal dev server ${temporalStore === 'memory' ? 'in memory' : 'on a SQLite file with WAL'}, Node ${process.version}\n`,
+  `rental lifecycle bench (create → START → PARK → DRIVE → END), ${durationMs / 1000} s per side, Temporal dev server ${temporalStore === 'memory' ? 'in memory' : 'on a SQLite file with WAL'}, Node ${process.version}\n`,
 );
 console.log(formatResult('fleetflow: HTTP API + worker + simulator in this process', fleetflow, 'API calls'));
 console.log(`  RSS ${mib(memoryAfter)} (before the run ${mib(memoryBefore)})\n`);
@@ -121,5 +125,11 @@ console.log(
 );
 console.log(`  RSS after both ${mib(process.memoryUsage().rss)}\n`);
 console.log(formatRatio(fleetflow, baseline));
+const share = fleetflow.throughput / baseline.throughput;
+const endP99 = fleetflow.steps.END.p99;
+console.log(
+  `\ntargets: lifecycles/s ≥ 60% of bare Temporal: ${(share * 100).toFixed(0)}% ${share >= 0.6 ? 'met' : 'NOT met'}; ` +
+    `END p99 < 300 ms: ${endP99.toFixed(0)} ms ${endP99 < 300 ? 'met' : 'NOT met'}`,
+);
 
 await infra.stop();

@@ -3,13 +3,13 @@
 // against the same dev server right after fleetflow's own figures.
 //
 // It mirrors how fleetflow drives Temporal: a Client on a Connection starts the workflow and then
-// executes the `awaitReservation` update (create), then one update each for START and END; the worker
+// executes the `awaitReservation` update (create), then one update each for START, PARK, DRIVE and END; the worker
 // runs in this process on a NativeConnection with fleetflow's worker settings. Differences left on
 // purpose: no search attributes (fleetflow sets them at start and upserts one per transition), no
 // interceptors, no payload beyond the operation name, and one activity per step where fleetflow runs
-// two for START and END (vehicle command, then the record).
+// two for each operation (vehicle command, then the record).
 //
-// Alone: npx tsx bench/temporal-baseline.ts [lifecycles concurrency [address]]
+// Alone: npx tsx bench/temporal-baseline.ts [seconds concurrency [address]]
 // (without an address it starts a throwaway dev server on a SQLite file with WAL, like the bench).
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -32,11 +32,12 @@ export interface TemporalBaselineOptions {
   /** host:port of the Temporal frontend. */
   address: string;
   namespace?: string;
-  lifecycles: number;
+  /** How long lanes keep starting lifecycles. */
+  durationMs: number;
   concurrency: number;
 }
 
-/** Runs `lifecycles` bare-Temporal rental lifecycles, `concurrency` at a time, and measures them. */
+/** Runs bare-Temporal rental lifecycles, `concurrency` at a time for `durationMs`, and measures them. */
 export async function runTemporalBaseline(options: TemporalBaselineOptions): Promise<LifecycleBenchResult> {
   const namespace = options.namespace ?? 'default';
   const taskQueue = `baseline-${randomBytes(3).toString('hex')}`;
@@ -71,18 +72,13 @@ export async function runTemporalBaseline(options: TemporalBaselineOptions): Pro
           await handle.executeUpdate(baselineAwaitReservation);
           return handle.workflowId;
         },
-        async start(workflowId) {
+        async operate(workflowId, operation) {
           await client.workflow
             .getHandle(String(workflowId))
-            .executeUpdate(baselineOperation, { args: ['START'] });
-        },
-        async end(workflowId) {
-          await client.workflow
-            .getHandle(String(workflowId))
-            .executeUpdate(baselineOperation, { args: ['END'] });
+            .executeUpdate(baselineOperation, { args: [operation] });
         },
       },
-      options.lifecycles,
+      options.durationMs,
       options.concurrency,
     );
   } finally {
@@ -95,8 +91,8 @@ export async function runTemporalBaseline(options: TemporalBaselineOptions): Pro
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  const lifecycles = Number(process.argv[2] ?? 48);
-  const concurrency = Number(process.argv[3] ?? 8);
+  const durationMs = Number(process.argv[2] ?? 60) * 1000;
+  const concurrency = Number(process.argv[3] ?? 16);
   let address = process.argv[4];
   let stop = async () => {};
   if (!address) {
@@ -117,7 +113,7 @@ async function main(): Promise<void> {
     };
   }
   try {
-    const result = await runTemporalBaseline({ address, lifecycles, concurrency });
+    const result = await runTemporalBaseline({ address, durationMs, concurrency });
     console.log(formatResult(`bare Temporal at ${address}`, result, 'updates'));
   } finally {
     await stop();

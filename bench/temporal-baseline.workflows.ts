@@ -1,5 +1,5 @@
 // The rental's shape on bare Temporal, for bench/temporal-baseline.ts: one workflow per rental whose
-// start runs one activity (the reservation), then START and END as Workflow Updates running one
+// start runs one activity (the reservation), then START, PARK, DRIVE and END as Workflow Updates running one
 // activity each. The activities do nothing; what remains is Temporal's own cost per lifecycle.
 import {
   allHandlersFinished,
@@ -17,8 +17,10 @@ type BaselineState = 'PENDING' | 'RESERVATION' | 'ACTIVE' | 'ENDED';
 /** Like fleetflow's `awaitReservation`: answers once the reservation activity has run. */
 export const baselineAwaitReservation = defineUpdate<BaselineState>('awaitReservation');
 
-/** Like fleetflow's `rentalOperation`: START or END, one activity each. */
-export const baselineOperation = defineUpdate<BaselineState, ['START' | 'END']>('rentalOperation');
+export type BaselineOperation = 'START' | 'PARK' | 'DRIVE' | 'END';
+
+/** Like fleetflow's `rentalOperation`: START, PARK, DRIVE or END, one activity each. */
+export const baselineOperation = defineUpdate<BaselineState, [BaselineOperation]>('rentalOperation');
 
 export interface BaselineActivities {
   noop(step: string): Promise<void>;
@@ -52,7 +54,7 @@ export async function baselineRentalWorkflow(): Promise<BaselineState> {
       // The same kind of check fleetflow's validator makes (one operation at a time, valid transition).
       validator: (operation) => {
         if (busy) throw ApplicationFailure.nonRetryable('operation in progress', 'R202');
-        const expected = operation === 'START' ? 'RESERVATION' : 'ACTIVE';
+        const expected: BaselineState = operation === 'START' ? 'RESERVATION' : 'ACTIVE';
         if (state !== expected) throw ApplicationFailure.nonRetryable(`${operation} in ${state}`, 'R201');
       },
     },

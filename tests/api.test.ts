@@ -7,6 +7,7 @@ import { fullPath } from '../api/kernel/route.js';
 import { TokenService } from '../api/auth.js';
 import { ApiClient, Branch, Event, Role, RoleAssignment, Vehicle } from '../db/entities/index.js';
 import { tenantEm } from '../db/orm.js';
+import { recordEvent } from '../db/events.js';
 import { seedTenant, demoAppClient, demoOperatorClient, type SeededTenant } from '../db/seed.js';
 import { hashSecret } from '../platform/secrets.js';
 import { uniqueTenant, type TestBackend } from './support/stack.js';
@@ -82,6 +83,11 @@ describe('rental lifecycle over HTTP', () => {
       body: { operationType: 'PARK' },
     });
     expectError(parkedAgain, 409, 'R201');
+    await call('POST', back(`/rentals/${rentalId}/operation`), {
+      token: operatorToken,
+      body: { operationType: 'DRIVE' },
+    });
+    backend.simulator.ride(String(vehicle!.id), 250);
 
     const ended = await call('POST', back(`/rentals/${rentalId}/operation`), {
       token: operatorToken,
@@ -114,9 +120,29 @@ describe('rental lifecycle over HTTP', () => {
       'RENTAL_START',
       'VEHICLE_COMMAND_LOCK',
       'RENTAL_PARK',
+      'VEHICLE_COMMAND_UNLOCK',
+      'RENTAL_DRIVE',
       'VEHICLE_COMMAND_LOCK',
       'RENTAL_END',
     ]);
+    // With includeRelatedEvents the trip's vehicle events join the timeline (here a telemetry-driven one).
+    const eventEm = tenantEm(backend.orm, backend.seed.tenant);
+    recordEvent(eventEm, {
+      type: 'VEHICLE_BATTERY_LEVEL_MEDIUM',
+      vehicleId: vehicle!.id,
+      branchId: backend.seed.branchId,
+      createdAt: new Date(Date.parse(read.body.startedAt) + 1),
+    });
+    await eventEm.flush();
+    const related = await call('GET', back(`/RENTALS/${rentalId}/events?includeRelatedEvents=true`), {
+      token: operatorToken,
+    });
+    expect(related.body.map((event: { type: string }) => event.type)).toContain(
+      'VEHICLE_BATTERY_LEVEL_MEDIUM',
+    );
+    expect(events.body.map((event: { type: string }) => event.type)).not.toContain(
+      'VEHICLE_BATTERY_LEVEL_MEDIUM',
+    );
     expectError(await call('DELETE', back(`/rentals/${rentalId}`), { token: operatorToken }), 409, 'R201');
   });
 
