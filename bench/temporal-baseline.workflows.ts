@@ -44,7 +44,7 @@ export async function baselineRentalWorkflow(): Promise<BaselineState> {
       busy = true;
       try {
         await noop(operation);
-        state = operation === 'START' ? 'ACTIVE' : 'ENDED';
+        state = operation === 'END' ? 'ENDED' : 'ACTIVE';
         return state;
       } finally {
         busy = false;
