@@ -162,21 +162,7 @@ export async function finaliseRentalBilling(
     idempotencyKey: options.idempotencyKey,
   });
   price.priceV4.lines.forEach((line, index) =>
-    em.create(InvoiceLine, {
-      invoice,
-      position: index + 1,
-      code: line.code,
-      group: line.group,
-      phase: line.phase,
-      description: line.description,
-      quantity: line.quantity,
-      unit: line.unit,
-      unitPrice: line.unitPrice,
-      net: line.net,
-      tax: line.tax,
-      gross: line.gross,
-      taxPercentage: line.taxPercentage,
-    }),
+    em.create(InvoiceLine, { ...line, invoice, position: index + 1 }),
   );
   await em.flush();
   return { price, invoice };

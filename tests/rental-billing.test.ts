@@ -127,6 +127,16 @@ async function makeRental(setup: RentalSetup): Promise<number> {
   });
 }
 
+/** An ENDED rental that only drove for `minutes`. */
+const drivenRental = (kind: RentalSetup['kind'], minutes: number, extra: Partial<RentalSetup> = {}) =>
+  makeRental({
+    kind,
+    state: 'ENDED',
+    phases: [phase('DRIVING', 0, minutes)],
+    endedAtMinute: minutes,
+    ...extra,
+  });
+
 async function loadRental(id: number): Promise<Rental> {
   return tenantEm(stack.backend.orm, tenant).findOneOrFail(Rental, id);
 }
@@ -412,12 +422,7 @@ describe('the invoice written at the end', () => {
     expect(rental.price?.total).toBe('6.00');
     expect(rental.priceV4?.totals.gross).toBe('6.00');
 
-    const next = await makeRental({
-      kind: 'E-Scooter',
-      state: 'ENDED',
-      phases: [phase('DRIVING', 0, 10)],
-      endedAtMinute: 10,
-    });
+    const next = await drivenRental('E-Scooter', 10);
     const second = await finalise(next, 'wf/run/2');
     const secondInvoice = await em.findOneOrFail(Invoice, second.invoiceId!);
     expect(Number(secondInvoice.number.slice(-6))).toBe(Number(invoice.number.slice(-6)) + 1);
@@ -451,13 +456,7 @@ describe('the invoice written at the end', () => {
   });
 
   test('a business rental gets a BUSINESS invoice on its account and cost center', async () => {
-    const id = await makeRental({
-      kind: 'E-Scooter',
-      state: 'ENDED',
-      phases: [phase('DRIVING', 0, 12)],
-      endedAtMinute: 12,
-      business: true,
-    });
+    const id = await drivenRental('E-Scooter', 12, { business: true });
     const { invoiceId } = await finalise(id, 'wf/business/1');
     const invoice = await tenantEm(stack.backend.orm, tenant).findOneOrFail(Invoice, invoiceId!);
     expect(invoice.type).toBe('BUSINESS');
@@ -466,12 +465,7 @@ describe('the invoice written at the end', () => {
   });
 
   test('finalising outside a transaction is refused (it must lock the rental)', async () => {
-    const id = await makeRental({
-      kind: 'E-Scooter',
-      state: 'ENDED',
-      phases: [phase('DRIVING', 0, 3)],
-      endedAtMinute: 3,
-    });
+    const id = await drivenRental('E-Scooter', 3);
     const em = tenantEm(stack.backend.orm, tenant);
     const rental = await em.findOneOrFail(Rental, id);
     await expect(
@@ -501,12 +495,7 @@ describe('deposits', () => {
     );
 
   test('a car rental holds the configured deposit once; scooters hold none; skipPreAuth skips it', async () => {
-    const car = await makeRental({
-      kind: 'Compact car',
-      state: 'ENDED',
-      phases: [phase('DRIVING', 0, 5)],
-      endedAtMinute: 5,
-    });
+    const car = await drivenRental('Compact car', 5);
     const first = await hold(car, 'wf/start/car');
     const second = await hold(car, 'wf/start/car');
     expect(first).toMatchObject({
@@ -517,35 +506,19 @@ describe('deposits', () => {
     });
     expect(second?.id).toBe(first?.id);
 
-    const scooter = await makeRental({
-      kind: 'E-Scooter',
-      state: 'ENDED',
-      phases: [phase('DRIVING', 0, 5)],
-      endedAtMinute: 5,
-    });
+    const scooter = await drivenRental('E-Scooter', 5);
     expect(await hold(scooter, 'wf/start/scooter')).toBeNull();
 
     const em = tenantEm(stack.backend.orm, tenant);
     const trusted = await em.findOneOrFail(Customer, stack.backend.seed.customerIds[2]!);
     trusted.skipPreAuth = true;
     await em.flush();
-    const skipped = await makeRental({
-      kind: 'Compact car',
-      state: 'ENDED',
-      phases: [phase('DRIVING', 0, 5)],
-      endedAtMinute: 5,
-      customerId: trusted.id,
-    });
+    const skipped = await drivenRental('Compact car', 5, { customerId: trusted.id });
     expect(await hold(skipped, 'wf/start/skipped')).toBeNull();
   });
 
   test('release over HTTP: RELEASED with a RENTAL_DEPOSIT_RELEASE event, a second release is R250', async () => {
-    const id = await makeRental({
-      kind: 'Compact car',
-      state: 'ENDED',
-      phases: [phase('DRIVING', 0, 5)],
-      endedAtMinute: 5,
-    });
+    const id = await drivenRental('Compact car', 5);
     await hold(id, `wf/start/${id}`);
     const reply = await call('POST', back(`/rentals/${id}/release-deposit`), { token: operator });
     expect(reply.status).toBe(200);
@@ -563,12 +536,7 @@ describe('deposits', () => {
     expect(events[0]!.payload).toMatchObject({ depositId: reply.body.id, amount: '300.00' });
     expectError(await call('POST', back(`/rentals/${id}/release-deposit`), { token: operator }), 409, 'R250');
 
-    const none = await makeRental({
-      kind: 'E-Scooter',
-      state: 'ENDED',
-      phases: [phase('DRIVING', 0, 5)],
-      endedAtMinute: 5,
-    });
+    const none = await drivenRental('E-Scooter', 5);
     expectError(
       await call('POST', back(`/rentals/${none}/release-deposit`), { token: operator }),
       409,
@@ -577,12 +545,7 @@ describe('deposits', () => {
   });
 
   test('concurrent releases: exactly one succeeds', async () => {
-    const id = await makeRental({
-      kind: 'Compact car',
-      state: 'ENDED',
-      phases: [phase('DRIVING', 0, 5)],
-      endedAtMinute: 5,
-    });
+    const id = await drivenRental('Compact car', 5);
     await hold(id, `wf/start/${id}`);
     const rental = await loadRental(id);
     const outcomes = await Promise.all(
@@ -693,57 +656,53 @@ describe('billing routes', () => {
       role: 'Finance',
       businessUnitId: otherUnit.id,
     });
-    for (const token of [branchAdmin, otherFinance]) {
-      expectError(
-        await call('GET', back(`/rentals/${endedCar}/billing-overview`), { token }),
-        403,
-        'AUTH002',
+    for (const token of [branchAdmin, otherFinance])
+      await expectErrors(
+        [
+          ['GET', back(`/rentals/${endedCar}/billing-overview`), 403, 'AUTH002'],
+          ['POST', back(`/rentals/${endedCar}/release-deposit`), 403, 'AUTH002'],
+          ['GET', back(`/invoices/${invoiceId}`), 403, 'AUTH002'],
+        ],
+        token,
       );
-      expectError(
-        await call('POST', back(`/rentals/${endedCar}/release-deposit`), { token }),
-        403,
-        'AUTH002',
-      );
-      expectError(await call('GET', back(`/invoices/${invoiceId}`), { token }), 403, 'AUTH002');
-    }
   });
+
+  /** Each request answers this status and catalogue code. */
+  async function expectErrors(cases: [string, string, number, string][], token?: string) {
+    for (const [method, path, status, code] of cases)
+      expectError(await call(method, path, { token }), status, code);
+  }
 
   test("another tenant's ids are not found", async () => {
     const rivalToken = await stack.token(rival.tenant, demoOperatorClient);
     const rivalBack = (path: string) => `/v1/${rival.tenant}/back${path}`;
-    expectError(
-      await call('GET', rivalBack(`/rentals/${endedCar}/billing-overview`), { token: rivalToken }),
-      404,
-      'R404',
+    await expectErrors(
+      [
+        ['GET', rivalBack(`/rentals/${endedCar}/billing-overview`), 404, 'R404'],
+        ['POST', rivalBack(`/rentals/${endedCar}/release-deposit`), 404, 'R404'],
+        ['GET', rivalBack(`/invoices/${invoiceId}`), 404, 'I404'],
+      ],
+      rivalToken,
     );
-    expectError(
-      await call('POST', rivalBack(`/rentals/${endedCar}/release-deposit`), { token: rivalToken }),
-      404,
-      'R404',
+    await expectErrors(
+      [
+        ['GET', back('/rentals/2147483647/billing-overview'), 404, 'R404'],
+        ['GET', back('/invoices/2147483647'), 404, 'I404'],
+      ],
+      operator,
     );
-    expectError(await call('GET', rivalBack(`/invoices/${invoiceId}`), { token: rivalToken }), 404, 'I404');
-    expectError(
-      await call('GET', back('/rentals/2147483647/billing-overview'), { token: operator }),
-      404,
-      'R404',
-    );
-    expectError(await call('GET', back('/invoices/2147483647'), { token: operator }), 404, 'I404');
   });
 
   test('hostile path values are refused before any handler runs', async () => {
-    for (const value of ['abc', '0', '-1', '99999999999', '1.5', '%00', '1%00', "1'--"]) {
-      expectError(
-        await call('GET', back(`/rentals/${value}/billing-overview`), { token: operator }),
-        400,
-        '0022',
+    for (const value of ['abc', '0', '-1', '99999999999', '1.5', '%00', '1%00', "1'--"])
+      await expectErrors(
+        [
+          ['GET', back(`/rentals/${value}/billing-overview`), 400, '0022'],
+          ['POST', back(`/rentals/${value}/release-deposit`), 400, '0022'],
+          ['GET', back(`/invoices/${value}`), 400, '0022'],
+        ],
+        operator,
       );
-      expectError(
-        await call('POST', back(`/rentals/${value}/release-deposit`), { token: operator }),
-        400,
-        '0022',
-      );
-      expectError(await call('GET', back(`/invoices/${value}`), { token: operator }), 400, '0022');
-    }
-    expectError(await call('GET', back(`/rentals/${endedCar}/billing-overview`)), 401, 'JWT006');
+    await expectErrors([['GET', back(`/rentals/${endedCar}/billing-overview`), 401, 'JWT006']]);
   });
 });
