@@ -367,6 +367,9 @@ export const errorCatalogue = {
   'POC404': { code: 'POC404', meaning: 'POI category not found', retryable: false, httpStatus: 404, source: 'project' },
   'POI100': { code: 'POI100', meaning: 'the POI category named in the body does not exist', retryable: false, httpStatus: 422, source: 'project' },
   'POC409': { code: 'POC409', meaning: 'POI category is used by POIs; set enabled=false instead', retryable: false, httpStatus: 409, source: 'project' },
+  // Project-defined: rental billing (invoices are the spec's I* family, deposits a rental operation)
+  'I404': { code: 'I404', meaning: 'invoice not found', retryable: false, httpStatus: 404, source: 'project' },
+  'R250': { code: 'R250', meaning: 'the rental has no active deposit to release (none held, or already released)', retryable: false, httpStatus: 409, source: 'project' },
 } as const satisfies Readonly<Record<string, CatalogueEntry>>;
 
 for (const entry of Object.values(errorCatalogue)) Object.freeze(entry);

@@ -41,6 +41,10 @@ import { PhysicalStationSlot } from './PhysicalStationSlot.js';
 import { ParkingArea } from './ParkingArea.js';
 import { PoiCategory } from './PoiCategory.js';
 import { Poi } from './Poi.js';
+import { Invoice } from './Invoice.js';
+import { InvoiceLine } from './InvoiceLine.js';
+import { InvoiceNumberSequence } from './InvoiceNumberSequence.js';
+import { Deposit } from './Deposit.js';
 
 export {
   Tenant,
@@ -86,5 +90,9 @@ export {
   ParkingArea,
   PoiCategory,
   Poi,
+  Invoice,
+  InvoiceLine,
+  InvoiceNumberSequence,
+  Deposit,
 };
 export { TenantScoped, TENANT_FILTER } from './TenantScoped.js';

@@ -1,7 +1,13 @@
+import { Deposit, Invoice, InvoiceLine, InvoiceNumberSequence } from '../../db/entities/index.js';
+import { rentalBillingRoutes } from '../../api/routes/back/rental-billing.js';
 import { defineDomain } from './domain.js';
 
-/** Invoices, payments, balances and refunds: permissions checked on business units. */
+/** Invoices, deposits, payments, balances and refunds: permissions checked on business units. */
 export const financeDomain = defineDomain({
   name: 'finance',
-  permissions: { finance: ['INVOICE_READ', 'PAYMENT_READ', 'BALANCE_READ', 'REFUND_CREATE'] },
+  entities: [Invoice, InvoiceLine, InvoiceNumberSequence, Deposit],
+  permissions: {
+    finance: ['INVOICE_READ', 'PAYMENT_READ', 'BALANCE_READ', 'REFUND_CREATE', 'DEPOSIT_RELEASE'],
+  },
+  routes: rentalBillingRoutes,
 });

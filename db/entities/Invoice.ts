@@ -1,0 +1,105 @@
+import type { Opt } from '@mikro-orm/core';
+import { Entity, Enum, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/es';
+import {
+  invoiceStates,
+  invoiceTypes,
+  type InvoiceState,
+  type InvoiceType,
+} from '../../domain/rental-pricing.js';
+import type { PricingVersionRef } from '../../domain/pricing.js';
+import { TenantScoped } from './TenantScoped.js';
+import { BusinessUnit } from './BusinessUnit.js';
+import { Customer } from './Customer.js';
+import { Rental } from './Rental.js';
+import { UserGroup } from './UserGroup.js';
+import { CostCenter } from './CostCenter.js';
+
+/**
+ * An invoice of a business unit to a customer (REGULAR) or to a business account (BUSINESS). A rental
+ * has at most one invoice of its own (refunding invoices, which link `refundedInvoice`, come with the
+ * finance issue). Amounts are PostgreSQL numerics read and written as decimal strings.
+ */
+@Entity({ tableName: 'invoice' })
+@Unique({ properties: ['tenant', 'number'] })
+@Unique({ properties: ['tenant', 'idempotencyKey'] })
+@Unique({
+  name: 'invoice_one_per_rental',
+  properties: ['tenant', 'rental'],
+  where: `"refunded_invoice_id" is null`,
+})
+@Index({ properties: ['tenant', 'businessUnit', 'state'] })
+@Index({ properties: ['tenant', 'customer'] })
+export class Invoice extends TenantScoped {
+  @PrimaryKey({ type: 'integer' })
+  id!: number;
+
+  /** Per business unit and year, gapless: `{unit code}-{year}-{000001}`. */
+  @Property({ type: 'string', length: 100 })
+  number!: string;
+
+  @Enum({ items: () => invoiceTypes, type: 'string' })
+  type!: InvoiceType;
+
+  @Enum({ items: () => invoiceStates, type: 'string' })
+  state: Opt<InvoiceState> = 'OPEN';
+
+  /** The finance scope: the business unit behind the rental's branch. */
+  @ManyToOne({ entity: () => BusinessUnit, ref: false })
+  businessUnit!: BusinessUnit;
+
+  @ManyToOne({ entity: () => Customer, ref: false })
+  customer!: Customer;
+
+  @ManyToOne({ entity: () => Rental, ref: false, nullable: true })
+  rental?: Rental | null;
+
+  /** Business invoices: the business account and cost center the rental was booked on. */
+  @ManyToOne({ entity: () => UserGroup, ref: false, nullable: true })
+  userGroup?: UserGroup | null;
+
+  @ManyToOne({ entity: () => CostCenter, ref: false, nullable: true })
+  costCenter?: CostCenter | null;
+
+  /** Set on a refunding invoice (state IS_REFUND): the invoice it refunds. */
+  @ManyToOne({ entity: () => Invoice, ref: false, nullable: true })
+  refundedInvoice?: Invoice | null;
+
+  @Property({ type: 'string', length: 200 })
+  title!: string;
+
+  @Property({ type: 'string', length: 1000, nullable: true })
+  description?: string | null;
+
+  @Property({ type: 'string', length: 3 })
+  currency!: string;
+
+  @Property({ type: 'decimal', columnType: 'numeric' })
+  totalNet!: string;
+
+  @Property({ type: 'decimal', columnType: 'numeric' })
+  totalTax!: string;
+
+  @Property({ type: 'decimal', columnType: 'numeric' })
+  totalGross!: string;
+
+  /** The pricing version that priced the rental. */
+  @Property({ type: 'json', nullable: true })
+  pricingBundleVersion?: PricingVersionRef | null;
+
+  /** The payment provider's reference once a payment is taken (finance issue); null until then. */
+  @Property({ type: 'string', length: 200, nullable: true })
+  paymentReference?: string | null;
+
+  @Property({ type: 'Date' })
+  issuedAt!: Date;
+
+  /** Key of the activity that created it: a retried activity finds its invoice instead of a second one. */
+  @Property({ type: 'string', length: 300 })
+  idempotencyKey!: string;
+
+  @Property({ type: 'Date', onCreate: () => new Date() })
+  createdAt: Opt<Date> = new Date();
+
+  @Property({ type: 'Date', onUpdate: () => new Date() })
+  updatedAt: Opt<Date> = new Date();
+}
