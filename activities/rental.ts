@@ -1,11 +1,9 @@
 import { LockMode } from '@mikro-orm/core';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import { inTenantTransaction } from '../db/orm.js';
 import {
   CostCenter,
   Customer,
   Event,
-  PricingBundleVersion,
   Rental,
   UserGroup,
   Vehicle,
@@ -34,15 +32,15 @@ import {
   movedMeaningfully,
   type RentalNoMovementSettings,
 } from '../domain/rental-trip.js';
-import { pricingForBranch } from '../db/pricing.js';
 import { vehicleReadiness, type VehicleReport } from '../domain/vehicle.js';
-import { activityIdempotencyKey, asActivity, isUniqueViolation } from './support.js';
-import { applyReportToVehicle } from './fleet.js';
+import { Context, ApplicationFailure } from '@temporalio/activity';
+import { activityIdempotencyKey, asActivity, isUniqueViolation, withHeartbeat } from './support.js';
+import { applyReportToVehicle, createFleetActivities } from './fleet.js';
+import type { ActivityDeps } from '../platform/domains/domain.js';
+import { finaliseRentalBilling, holdRentalDeposit, pinRentalPricing } from '../db/rental-billing.js';
 import { rentalWorkflowId } from '../workflows/rental.messages.js';
 
-export interface RentalActivityDeps {
-  orm: MikroORM;
-}
+export type RentalActivityDeps = ActivityDeps;
 
 export interface ReserveRentalInput {
   tenant: string;
@@ -83,6 +81,14 @@ export interface RecordRentalTransitionInput {
   reservationExpiresAt?: string;
   /** Free expiry at the time of the transition: reservation time past it is the paid phase. */
   freeReservationExpiresAt?: string;
+}
+
+/** A transition with its vehicle command: the command is sent, then the transition recorded, in one activity. */
+export interface PerformRentalTransitionInput extends Omit<RecordRentalTransitionInput, 'vehicleReport'> {
+  vehicleId: number;
+  vehicleCommand?: 'UNLOCK' | 'LOCK' | 'OPEN_TAILBOX';
+  /** Reply timeout of the command (the category's override); the fleet default otherwise. */
+  commandTimeoutMs?: number;
 }
 
 /** What recording a transition produced: END may become ENDED_NO_MOVEMENT. */
@@ -129,7 +135,122 @@ async function consumedFreeReservationMinutes(
 }
 
 /** Activities of the rental workflow: each writes the rental row, the vehicle row and an event in one step. */
-export function createRentalActivities({ orm }: RentalActivityDeps) {
+export function createRentalActivities(deps: RentalActivityDeps) {
+  const { orm } = deps;
+  const fleet = createFleetActivities(deps);
+
+  /** Records one row of the transition table (see recordRentalTransition), with the billing it implies. */
+  async function recordTransition(
+    input: RecordRentalTransitionInput,
+    idempotencyKey: string,
+  ): Promise<RecordedTransition> {
+    const transition = rentalTransitions[input.transition];
+    return inTenantTransaction(orm, input.tenant, async (em) => {
+      const rental = await em.findOne(Rental, input.rentalId, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!rental) throw new DomainError('R404');
+      // Already recorded by an earlier attempt of this activity: answer what it recorded.
+      if (await em.count(Event, { idempotencyKey })) return { state: rental.state };
+      if (!transition.from.includes(rental.state)) {
+        throw new DomainError(
+          'R201',
+          `rental is ${rental.state}; ${input.transition} needs ${transition.from.join(' or ')}`,
+        );
+      }
+      const vehicle = await em.findOneOrFail(Vehicle, rental.vehicle.id, {
+        lockMode: LockMode.PESSIMISTIC_WRITE,
+      });
+      const at = new Date(input.at);
+      let state: RentalState = transition.to;
+      rental.phases = advancePhases(
+        rental.phases,
+        input.transition,
+        at.toISOString(),
+        input.freeReservationExpiresAt,
+      );
+      if (transition.activeMode !== undefined) rental.activeMode = transition.activeMode;
+      if (input.reservationExpiresAt) rental.reservationExpiresAt = new Date(input.reservationExpiresAt);
+      if (input.vehicleReport) await applyReportToVehicle(em, vehicle, input.vehicleReport);
+      const position =
+        input.vehicleReport?.position ??
+        (vehicle.latitude != null && vehicle.longitude != null
+          ? { lat: vehicle.latitude, lng: vehicle.longitude }
+          : null);
+      if (transition.starts) {
+        rental.startedAt = at;
+        rental.startPosition = position;
+        rental.startOdometerKm = vehicle.odometerKm;
+        rental.startVehicleSensors = { ...vehicle.sensors };
+      }
+      if (transition.ends) {
+        rental.endedAt = at;
+        if (rental.startedAt) {
+          rental.endPosition = position;
+          rental.endOdometerKm = vehicle.odometerKm;
+          if (input.transition === 'END') {
+            const noMovement = await effectiveSetting(
+              em,
+              input.tenant,
+              RENTAL_NO_MOVEMENT_SETTING_KEY,
+              rental.branch.id,
+            );
+            const thresholds = {
+              ...defaultNoMovementSettings,
+              ...(noMovement?.value as Partial<RentalNoMovementSettings> | undefined),
+            };
+            if (!movedMeaningfully(rental, thresholds)) state = 'ENDED_NO_MOVEMENT';
+          }
+        }
+      }
+      rental.state = state;
+      vehicle.rentalState = vehicleStateForRental(state, rental.activeMode ?? undefined);
+      recordEvent(em, {
+        type: transition.event,
+        createdAt: at,
+        branchId: rental.branch.id,
+        vehicleId: vehicle.id,
+        rentalId: rental.id,
+        customerId: rental.customer.id,
+        adminSubject: input.requestedBy,
+        position: input.position ?? position,
+        description: input.adminOverride ? 'administrative override' : null,
+        payload: { state, activeMode: rental.activeMode ?? null },
+        idempotencyKey,
+      });
+      if (transition.starts) await holdRentalDeposit(em, rental, { at, idempotencyKey });
+      if (transition.ends) await finaliseRentalBilling(em, rental, { at, idempotencyKey });
+      return { state };
+    });
+  }
+
+  /** The body of performRentalTransition (heartbeating around it). */
+  async function performTransition(input: PerformRentalTransitionInput): Promise<RecordedTransition> {
+    const idempotencyKey = activityIdempotencyKey();
+    let vehicleReport: VehicleReport | undefined;
+    if (input.vehicleCommand) {
+      try {
+        const outcome = await fleet.sendVehicleCommand({
+          tenant: input.tenant,
+          rentalId: input.rentalId,
+          vehicleId: input.vehicleId,
+          command: input.vehicleCommand,
+          requestedBy: input.requestedBy,
+          timeoutMs: input.commandTimeoutMs,
+        });
+        vehicleReport = outcome.report;
+      } catch (error) {
+        // The second unanswered attempt is final: the caller is waiting on the operation.
+        if (
+          error instanceof ApplicationFailure &&
+          error.type === 'V504' &&
+          Context.current().info.attempt >= 2
+        )
+          throw ApplicationFailure.create({ type: 'V504', message: error.message, nonRetryable: true });
+        throw error;
+      }
+    }
+    return asActivity(() => recordTransition({ ...input, vehicleReport }, idempotencyKey));
+  }
+
   return {
     /** Holds the vehicle for the customer if every ready-to-rent rule passes; idempotent per rental id. */
     async reserveRental(input: ReserveRentalInput): Promise<ReservationResult> {
@@ -244,10 +365,9 @@ export function createRentalActivities({ orm }: RentalActivityDeps) {
             );
 
           // The rental keeps the version that applies now, whatever is published later (ODP104 when unpriced).
-          const pricing = await pricingForBranch(em, input.tenant, {
+          const pricingVersion = await pinRentalPricing(em, input.tenant, {
             branchId: vehicle.branch.id,
             vehicleCategoryId: category.id,
-            bundleType: 'ON_DEMAND_LEGACY',
             at: reservedAt,
           });
           const userGroup =
@@ -269,7 +389,7 @@ export function createRentalActivities({ orm }: RentalActivityDeps) {
             createdBy: input.requestedBy,
             reservedAt,
             reservationExpiresAt: new Date(reservedAt.getTime() + grantedMinutes * 60_000),
-            pricingBundleVersion: em.getReference(PricingBundleVersion, pricing.version.id),
+            pricingBundleVersion: pricingVersion,
             phases: advancePhases([], 'RESERVE', reservedAt.toISOString()),
             userGroup,
             costCenter,
@@ -287,7 +407,7 @@ export function createRentalActivities({ orm }: RentalActivityDeps) {
             description: `vehicle ${vehicle.code} reserved for ${grantedMinutes} minutes`,
             payload: {
               reservationMinutes: grantedMinutes,
-              pricingBundleVersionId: pricing.version.id,
+              pricingBundleVersionId: pricingVersion.id,
               userGroupId: input.userGroupId ?? null,
             },
             idempotencyKey: activityIdempotencyKey(),
@@ -306,86 +426,13 @@ export function createRentalActivities({ orm }: RentalActivityDeps) {
     },
 
     /**
-     * Records one transition of the table in domain/rental.ts: moves the rental and mirrors it on the
-     * vehicle (with what the vehicle reported), with the event, in one transaction; idempotent per attempt.
+     * Sends the transition's vehicle command and records the transition, in one activity: the command id
+     * and the event's idempotency key are both this activity's key, so a retry re-sends the same command
+     * (the device answers from its reply cache) and finds the transition recorded. A silent vehicle is
+     * asked twice; database faults retry like any activity.
      */
-    async recordRentalTransition(input: RecordRentalTransitionInput): Promise<RecordedTransition> {
-      const idempotencyKey = activityIdempotencyKey();
-      const transition = rentalTransitions[input.transition];
-      return asActivity(() =>
-        inTenantTransaction(orm, input.tenant, async (em) => {
-          const rental = await em.findOne(Rental, input.rentalId, { lockMode: LockMode.PESSIMISTIC_WRITE });
-          if (!rental) throw new DomainError('R404');
-          // Already recorded by an earlier attempt of this activity: answer what it recorded.
-          if (await em.count(Event, { idempotencyKey })) return { state: rental.state };
-          if (!transition.from.includes(rental.state)) {
-            throw new DomainError(
-              'R201',
-              `rental is ${rental.state}; ${input.transition} needs ${transition.from.join(' or ')}`,
-            );
-          }
-          const vehicle = await em.findOneOrFail(Vehicle, rental.vehicle.id, {
-            lockMode: LockMode.PESSIMISTIC_WRITE,
-          });
-          const at = new Date(input.at);
-          let state: RentalState = transition.to;
-          rental.phases = advancePhases(
-            rental.phases,
-            input.transition,
-            at.toISOString(),
-            input.freeReservationExpiresAt,
-          );
-          if (transition.activeMode !== undefined) rental.activeMode = transition.activeMode;
-          if (input.reservationExpiresAt) rental.reservationExpiresAt = new Date(input.reservationExpiresAt);
-          if (input.vehicleReport) await applyReportToVehicle(em, vehicle, input.vehicleReport);
-          const position =
-            input.vehicleReport?.position ??
-            (vehicle.latitude != null && vehicle.longitude != null
-              ? { lat: vehicle.latitude, lng: vehicle.longitude }
-              : null);
-          if (transition.starts) {
-            rental.startedAt = at;
-            rental.startPosition = position;
-            rental.startOdometerKm = vehicle.odometerKm;
-          }
-          if (transition.ends) {
-            rental.endedAt = at;
-            if (rental.startedAt) {
-              rental.endPosition = position;
-              rental.endOdometerKm = vehicle.odometerKm;
-              if (input.transition === 'END') {
-                const noMovement = await effectiveSetting(
-                  em,
-                  input.tenant,
-                  RENTAL_NO_MOVEMENT_SETTING_KEY,
-                  rental.branch.id,
-                );
-                const thresholds = {
-                  ...defaultNoMovementSettings,
-                  ...(noMovement?.value as Partial<RentalNoMovementSettings> | undefined),
-                };
-                if (!movedMeaningfully(rental, thresholds)) state = 'ENDED_NO_MOVEMENT';
-              }
-            }
-          }
-          rental.state = state;
-          vehicle.rentalState = vehicleStateForRental(state, rental.activeMode ?? undefined);
-          recordEvent(em, {
-            type: transition.event,
-            createdAt: at,
-            branchId: rental.branch.id,
-            vehicleId: vehicle.id,
-            rentalId: rental.id,
-            customerId: rental.customer.id,
-            adminSubject: input.requestedBy,
-            position: input.position ?? position,
-            description: input.adminOverride ? 'administrative override' : null,
-            payload: { state, activeMode: rental.activeMode ?? null },
-            idempotencyKey,
-          });
-          return { state };
-        }),
-      );
+    async performRentalTransition(input: PerformRentalTransitionInput): Promise<RecordedTransition> {
+      return withHeartbeat(() => performTransition(input));
     },
 
     /** Records bought reservation minutes (buy-reservation): the longer expiry and the event; idempotent. */

@@ -10,7 +10,6 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { RentalActivities } from '../activities/rental.js';
-import type { FleetActivities } from '../activities/fleet.js';
 import {
   operationRefusal,
   rentalTransitions,
@@ -21,7 +20,6 @@ import {
   type RentalState,
   type RentalTransitionName,
 } from '../domain/rental.js';
-import type { VehicleReport } from '../domain/vehicle.js';
 import { baseCode, catalogueEntry } from '../domain/errors.js';
 import {
   awaitReservationUpdate,
@@ -48,14 +46,19 @@ const records = proxyActivities<RentalActivities>({
   },
 });
 
-// A vehicle that does not answer is retried with the same command id (the device deduplicates), then
-// reported; the operator is waiting on the HTTP call, so attempts are few. The activity heartbeats while
-// it waits for the device: a worker that dies mid-command is noticed in seconds and the command is
-// resumed, with the same id, on another worker.
-const fleet = proxyActivities<FleetActivities>({
+// A transition with its vehicle command: a vehicle that does not answer is asked once more with the same
+// command id (the device deduplicates; the activity makes the second timeout final, as the operator is
+// waiting), database faults retry. The activity heartbeats while it waits for the device: a worker that
+// dies mid-command is noticed in seconds and the step resumes, with the same id, on another worker.
+const vehicleSteps = proxyActivities<RentalActivities>({
   startToCloseTimeout: '40 seconds',
   heartbeatTimeout: '5 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumAttempts: 2 },
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '10 seconds',
+    maximumAttempts: 6,
+  },
 });
 
 function refusal(code: string, message?: string, details?: Record<string, unknown>): ApplicationFailure {
@@ -100,61 +103,52 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
     upsertSearchAttributes([{ key: EntityStateKey, value: state }]);
   };
 
-  /** Sends the transition's vehicle command, if it has one, and returns what the vehicle reported. */
-  async function vehicleStep(
-    name: RentalTransitionName,
-    requestedBy: string,
-  ): Promise<VehicleReport | undefined> {
-    const transition = rentalTransitions[name];
-    if (!transition.vehicleCommand) return undefined;
-    try {
-      const outcome = await fleet.sendVehicleCommand({
-        ...common,
-        vehicleId: input.vehicleId,
-        command: transition.vehicleCommand,
-        requestedBy,
-        timeoutMs:
-          name === 'START' && snapshot.startTimeoutSeconds ? snapshot.startTimeoutSeconds * 1000 : undefined,
-      });
-      return outcome.report;
-    } catch (error) {
-      const failure = vehicleFailure(transition.vehicleFailureCode, error);
-      await records.recordOperationFailure({
-        ...common,
-        operation: name,
-        code: failure.type ?? 'V504',
-        message: failure.message,
-        at: new Date().toISOString(),
-        requestedBy,
-      });
-      throw failure;
-    }
-  }
-
-  /** Runs one row of the transition table: the vehicle command, then the recorded transition. */
+  /**
+   * Runs one row of the transition table in one activity: the vehicle command (if the row has one), then
+   * the recorded transition. A vehicle failure is reported with the operation's code and recorded as
+   * RENTAL_OPERATION_FAILED; other refusals pass through unchanged.
+   */
   async function transition(
     name: RentalTransitionName,
     request: { requestedBy: string; adminOverride?: boolean; userPosition?: { lat: number; lng: number } },
     at = new Date(),
     reservationExpiresAtMs?: number,
   ): Promise<void> {
-    const vehicleReport = await vehicleStep(name, request.requestedBy);
-    const recorded = await records.recordRentalTransition({
-      ...common,
-      transition: name,
-      at: at.toISOString(),
-      requestedBy: request.requestedBy,
-      adminOverride: request.adminOverride ?? false,
-      vehicleReport,
-      position: request.userPosition,
-      reservationExpiresAt:
-        reservationExpiresAtMs === undefined ? undefined : new Date(reservationExpiresAtMs).toISOString(),
-      freeReservationExpiresAt:
-        snapshot.freeReservationExpiresAtMs === undefined
-          ? undefined
-          : new Date(snapshot.freeReservationExpiresAtMs).toISOString(),
-    });
     const row = rentalTransitions[name];
+    let recorded;
+    try {
+      recorded = await vehicleSteps.performRentalTransition({
+        ...common,
+        transition: name,
+        at: at.toISOString(),
+        requestedBy: request.requestedBy,
+        adminOverride: request.adminOverride ?? false,
+        position: request.userPosition,
+        reservationExpiresAt:
+          reservationExpiresAtMs === undefined ? undefined : new Date(reservationExpiresAtMs).toISOString(),
+        freeReservationExpiresAt:
+          snapshot.freeReservationExpiresAtMs === undefined
+            ? undefined
+            : new Date(snapshot.freeReservationExpiresAtMs).toISOString(),
+        vehicleId: input.vehicleId,
+        vehicleCommand: row.vehicleCommand,
+        commandTimeoutMs:
+          name === 'START' && snapshot.startTimeoutSeconds ? snapshot.startTimeoutSeconds * 1000 : undefined,
+      });
+    } catch (error) {
+      const cause = businessFailure(error);
+      if (!row.vehicleCommand || (cause && !cause.type!.startsWith('V'))) throw cause ?? error;
+      const failure = vehicleFailure(row.vehicleFailureCode, error);
+      await records.recordOperationFailure({
+        ...common,
+        operation: name,
+        code: failure.type ?? 'V504',
+        message: failure.message,
+        at: new Date().toISOString(),
+        requestedBy: request.requestedBy,
+      });
+      throw failure;
+    }
     if (row.activeMode !== undefined) snapshot.activeMode = row.activeMode ?? undefined;
     if (reservationExpiresAtMs !== undefined) snapshot.reservationExpiresAtMs = reservationExpiresAtMs;
     if (recorded.state !== snapshot.state) setState(recorded.state);
