@@ -80,6 +80,58 @@ export function recordBatteryLevelChange(em: EntityManager, vehicle: Vehicle, at
   });
 }
 
+/**
+ * Writes a command's outcome (its row, its VEHICLE_COMMAND_ event and, for an OK reply, what the vehicle
+ * reported) inside the caller's transaction; callers that apply the report themselves pass
+ * `applyReport: false`.
+ */
+export async function recordCommandOutcomeIn(
+  em: EntityManager,
+  input: Pick<SendVehicleCommandInput, 'vehicleId' | 'command' | 'rentalId' | 'requestedBy'>,
+  commandId: string,
+  outcome: {
+    status: VehicleCommand['status'];
+    failureReason?: VehicleCommand['failureReason'];
+    data?: Record<string, unknown>;
+    replyAt?: string;
+    applyReport?: boolean;
+  },
+): Promise<void> {
+  const { status, failureReason, data } = outcome;
+  const answeredAt = new Date();
+  await em.nativeUpdate(
+    VehicleCommand,
+    { commandId },
+    {
+      status,
+      failureReason: failureReason ?? null,
+      data: data ?? null,
+      answeredAt: status === 'TIMEOUT' ? null : answeredAt,
+    },
+  );
+  recordEvent(em, {
+    type: `VEHICLE_COMMAND_${input.command}`,
+    createdAt: answeredAt,
+    vehicleId: input.vehicleId,
+    rentalId: input.rentalId ?? null,
+    adminSubject: input.requestedBy,
+    description:
+      status === 'OK'
+        ? 'OK'
+        : `${status}${failureReason?.description ? `: ${failureReason.description}` : ''}`,
+    payload: { commandId, status, failureReason: failureReason ?? null },
+  });
+  if (status === 'OK' && data && outcome.applyReport !== false) {
+    const vehicle = await em.findOne(Vehicle, input.vehicleId);
+    if (vehicle)
+      await applyReportToVehicle(
+        em,
+        vehicle,
+        reportFromReply(data, outcome.replyAt ?? answeredAt.toISOString()),
+      );
+  }
+}
+
 async function recordCommandOutcome(
   orm: MikroORM,
   input: Pick<SendVehicleCommandInput, 'tenant' | 'vehicleId' | 'command' | 'rentalId' | 'requestedBy'>,
@@ -89,36 +141,17 @@ async function recordCommandOutcome(
   data: Record<string, unknown> | undefined,
   replyAt?: string,
 ): Promise<void> {
-  await inTenantTransaction(orm, input.tenant, async (em) => {
-    const answeredAt = new Date();
-    await em.nativeUpdate(
-      VehicleCommand,
-      { commandId },
-      {
-        status,
-        failureReason: failureReason ?? null,
-        data: data ?? null,
-        answeredAt: status === 'TIMEOUT' ? null : answeredAt,
-      },
-    );
-    recordEvent(em, {
-      type: `VEHICLE_COMMAND_${input.command}`,
-      createdAt: answeredAt,
-      vehicleId: input.vehicleId,
-      rentalId: input.rentalId ?? null,
-      adminSubject: input.requestedBy,
-      description:
-        status === 'OK'
-          ? 'OK'
-          : `${status}${failureReason?.description ? `: ${failureReason.description}` : ''}`,
-      payload: { commandId, status, failureReason: failureReason ?? null },
-    });
-    if (status === 'OK' && data) {
-      const vehicle = await em.findOne(Vehicle, input.vehicleId);
-      if (vehicle)
-        await applyReportToVehicle(em, vehicle, reportFromReply(data, replyAt ?? answeredAt.toISOString()));
-    }
-  });
+  await inTenantTransaction(orm, input.tenant, (em) =>
+    recordCommandOutcomeIn(em, input, commandId, { status, failureReason, data, replyAt }),
+  );
+}
+
+/** A command of a rental step that the vehicle answered OK; its outcome is still to be recorded. */
+export interface AnsweredStepCommand {
+  commandId: string;
+  report: VehicleReport;
+  /** The reply data to record with `recordCommandOutcomeIn`; absent when an earlier attempt recorded it. */
+  unrecorded?: { data: Record<string, unknown> | undefined; replyAt: string };
 }
 
 /** What execute-command asks the device to do; `commandId` is chosen once, so every retry reuses it. */
@@ -160,8 +193,11 @@ function commandFailure(command: string, status: string, failureReason: VehicleC
   });
 }
 
-/** Vehicle I/O: the fleet's activities, called by the rental workflow and every later domain that commands vehicles. */
-export function createFleetActivities({ orm, vehicleCommands, vehicleCommandTimeoutMs }: FleetActivityDeps) {
+/**
+ * Command delivery shared by the fleet's activities and the rental's transition step: sending under an
+ * idempotency key, waiting for the answer, recording timeouts and refusals.
+ */
+export function createCommandDelivery({ orm, vehicleCommands, vehicleCommandTimeoutMs }: FleetActivityDeps) {
   /**
    * Sends one attempt of a command and records its outcome: a timeout is a retryable V504, a refusal or
    * error a final V502 carrying the device's failureReason; resolves with an OK reply.
@@ -171,6 +207,7 @@ export function createFleetActivities({ orm, vehicleCommands, vehicleCommandTime
     commandId: string,
     timeoutMs: number,
     params: Record<string, unknown> | undefined,
+    recordOk = true,
   ) {
     let reply;
     try {
@@ -190,18 +227,70 @@ export function createFleetActivities({ orm, vehicleCommands, vehicleCommandTime
         message: `vehicle did not answer ${input.command} within ${timeoutMs} ms`,
       });
     }
-    await recordCommandOutcome(
-      orm,
-      input,
-      commandId,
-      reply.status,
-      reply.failureReason,
-      reply.data,
-      reply.at,
-    );
+    if (reply.status !== 'OK' || recordOk)
+      await recordCommandOutcome(
+        orm,
+        input,
+        commandId,
+        reply.status,
+        reply.failureReason,
+        reply.data,
+        reply.at,
+      );
     if (reply.status !== 'OK') throw commandFailure(input.command, reply.status, reply.failureReason);
     return reply;
   }
+
+  /**
+   * Sends a command under the running activity's idempotency key and waits for an OK answer (a retry
+   * re-sends the same id; an already-answered command is not sent again). With `recordOk` false the OK
+   * outcome is left to the caller, who records it in its own transaction.
+   */
+  async function sendStepCommand(
+    input: SendVehicleCommandInput,
+    recordOk: boolean,
+  ): Promise<AnsweredStepCommand> {
+    const commandId = activityIdempotencyKey();
+    const timeoutMs = input.timeoutMs ?? vehicleCommandTimeoutMs;
+    // One statement records the command before it is sent; a retry of this activity finds it instead.
+    const em = tenantEm(orm, input.tenant);
+    const recorded = await em
+      .createQueryBuilder(VehicleCommand)
+      .insert({
+        tenant: input.tenant,
+        commandId,
+        vehicleId: input.vehicleId,
+        command: input.command,
+        status: 'SENT',
+        rentalId: input.rentalId ?? null,
+        requestedBy: input.requestedBy,
+        sentAt: new Date(),
+      })
+      .onConflict(['tenant', 'commandId'])
+      .ignore()
+      .execute('run');
+    const previous = recorded.affectedRows ? undefined : await em.findOne(VehicleCommand, { commandId });
+    if (previous?.status === 'OK')
+      return {
+        commandId,
+        report: reportFromReply(previous.data, (previous.answeredAt ?? new Date()).toISOString()),
+      };
+
+    const reply = await withHeartbeat(() => deliver(input, commandId, timeoutMs, undefined, recordOk));
+    return {
+      commandId,
+      report: reportFromReply(reply.data, reply.at),
+      unrecorded: recordOk ? undefined : { data: reply.data, replyAt: reply.at },
+    };
+  }
+
+  return { deliver, sendStepCommand };
+}
+
+/** Vehicle I/O: the fleet's activities, called by the rental workflow and every later domain that commands vehicles. */
+export function createFleetActivities(deps: FleetActivityDeps) {
+  const { orm, vehicleCommandTimeoutMs } = deps;
+  const { deliver, sendStepCommand } = createCommandDelivery(deps);
 
   return {
     /**
@@ -210,34 +299,8 @@ export function createFleetActivities({ orm, vehicleCommands, vehicleCommandTime
      * already-answered command is not sent again. A timeout is retryable (V504); a refusal is not (V502).
      */
     async sendVehicleCommand(input: SendVehicleCommandInput): Promise<VehicleCommandOutcome> {
-      const commandId = activityIdempotencyKey();
-      const timeoutMs = input.timeoutMs ?? vehicleCommandTimeoutMs;
-      // One statement records the command before it is sent; a retry of this activity finds it instead.
-      const em = tenantEm(orm, input.tenant);
-      const recorded = await em
-        .createQueryBuilder(VehicleCommand)
-        .insert({
-          tenant: input.tenant,
-          commandId,
-          vehicleId: input.vehicleId,
-          command: input.command,
-          status: 'SENT',
-          rentalId: input.rentalId ?? null,
-          requestedBy: input.requestedBy,
-          sentAt: new Date(),
-        })
-        .onConflict(['tenant', 'commandId'])
-        .ignore()
-        .execute('run');
-      const previous = recorded.affectedRows ? undefined : await em.findOne(VehicleCommand, { commandId });
-      if (previous?.status === 'OK')
-        return {
-          status: 'OK',
-          report: reportFromReply(previous.data, (previous.answeredAt ?? new Date()).toISOString()),
-        };
-
-      const reply = await withHeartbeat(() => deliver(input, commandId, timeoutMs, undefined));
-      return { status: 'OK', report: reportFromReply(reply.data, reply.at) };
+      const answered = await sendStepCommand(input, true);
+      return { status: 'OK', report: answered.report };
     },
 
     /**

@@ -35,7 +35,12 @@ import {
 import { vehicleReadiness, type VehicleReport } from '../domain/vehicle.js';
 import { Context, ApplicationFailure } from '@temporalio/activity';
 import { activityIdempotencyKey, asActivity, isUniqueViolation, withHeartbeat } from './support.js';
-import { applyReportToVehicle, createFleetActivities } from './fleet.js';
+import {
+  applyReportToVehicle,
+  createCommandDelivery,
+  recordCommandOutcomeIn,
+  type AnsweredStepCommand,
+} from './fleet.js';
 import type { ActivityDeps } from '../platform/domains/domain.js';
 import { finaliseRentalBilling, holdRentalDeposit, pinRentalPricing } from '../db/rental-billing.js';
 import { rentalWorkflowId } from '../workflows/rental.messages.js';
@@ -137,15 +142,29 @@ async function consumedFreeReservationMinutes(
 /** Activities of the rental workflow: each writes the rental row, the vehicle row and an event in one step. */
 export function createRentalActivities(deps: RentalActivityDeps) {
   const { orm } = deps;
-  const fleet = createFleetActivities(deps);
+  const delivery = createCommandDelivery(deps);
 
   /** Records one row of the transition table (see recordRentalTransition), with the billing it implies. */
   async function recordTransition(
     input: RecordRentalTransitionInput,
     idempotencyKey: string,
+    command?: { name: 'UNLOCK' | 'LOCK' | 'OPEN_TAILBOX'; vehicleId: number; answered: AnsweredStepCommand },
   ): Promise<RecordedTransition> {
     const transition = rentalTransitions[input.transition];
     return inTenantTransaction(orm, input.tenant, async (em) => {
+      // The command's OK answer is recorded with the transition, in one transaction.
+      if (command?.answered.unrecorded)
+        await recordCommandOutcomeIn(
+          em,
+          {
+            vehicleId: command.vehicleId,
+            command: command.name,
+            rentalId: input.rentalId,
+            requestedBy: input.requestedBy,
+          },
+          command.answered.commandId,
+          { status: 'OK', ...command.answered.unrecorded, applyReport: false },
+        );
       const rental = await em.findOne(Rental, input.rentalId, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!rental) throw new DomainError('R404');
       // Already recorded by an earlier attempt of this activity: answer what it recorded.
@@ -225,18 +244,20 @@ export function createRentalActivities(deps: RentalActivityDeps) {
   /** The body of performRentalTransition (heartbeating around it). */
   async function performTransition(input: PerformRentalTransitionInput): Promise<RecordedTransition> {
     const idempotencyKey = activityIdempotencyKey();
-    let vehicleReport: VehicleReport | undefined;
+    let answered: AnsweredStepCommand | undefined;
     if (input.vehicleCommand) {
       try {
-        const outcome = await fleet.sendVehicleCommand({
-          tenant: input.tenant,
-          rentalId: input.rentalId,
-          vehicleId: input.vehicleId,
-          command: input.vehicleCommand,
-          requestedBy: input.requestedBy,
-          timeoutMs: input.commandTimeoutMs,
-        });
-        vehicleReport = outcome.report;
+        answered = await delivery.sendStepCommand(
+          {
+            tenant: input.tenant,
+            rentalId: input.rentalId,
+            vehicleId: input.vehicleId,
+            command: input.vehicleCommand,
+            requestedBy: input.requestedBy,
+            timeoutMs: input.commandTimeoutMs,
+          },
+          false,
+        );
       } catch (error) {
         // The second unanswered attempt is final: the caller is waiting on the operation.
         if (
@@ -248,7 +269,29 @@ export function createRentalActivities(deps: RentalActivityDeps) {
         throw error;
       }
     }
-    return asActivity(() => recordTransition({ ...input, vehicleReport }, idempotencyKey));
+    const command = answered && { name: input.vehicleCommand!, vehicleId: input.vehicleId, answered };
+    try {
+      return await asActivity(() =>
+        recordTransition({ ...input, vehicleReport: answered?.report }, idempotencyKey, command),
+      );
+    } catch (error) {
+      // The vehicle acted but the transition was refused: its answer is still recorded.
+      if (answered?.unrecorded)
+        await inTenantTransaction(orm, input.tenant, (em) =>
+          recordCommandOutcomeIn(
+            em,
+            {
+              vehicleId: input.vehicleId,
+              command: input.vehicleCommand!,
+              rentalId: input.rentalId,
+              requestedBy: input.requestedBy,
+            },
+            answered.commandId,
+            { status: 'OK', ...answered.unrecorded },
+          ),
+        ).catch(() => undefined);
+      throw error;
+    }
   }
 
   return {
