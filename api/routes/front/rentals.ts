@@ -93,6 +93,20 @@ const CleanlinessRating = component(
 
 const RentalIdParams = Type.Object({ rentalId: Id() });
 
+/** From a new rental to what the app does with it next (clients and the fuzzer's stateful phase follow them). */
+const appRentalLinks = Object.fromEntries(
+  [
+    'appGetRental',
+    'appRentalOperation',
+    'appCancelReservation',
+    'appBuyReservation',
+    'appRateRentalCleanliness',
+  ].map((operationId) => [
+    operationId.replace(/^app/, ''),
+    { operationId, parameters: { tenant: '$request.path.tenant', rentalId: '$response.body#/id' } },
+  ]),
+);
+
 /** The rental of the path if it is the caller's: R404 when it does not exist, A102 when it is another's. */
 const myRental = (ctx: RouteContext<{ rentalId: number }>) =>
   ctx.once('my-rental', async () => {
@@ -118,6 +132,7 @@ export const appAddRental = defineRoute({
       description: 'Rental created',
       schema: RentalSchema,
       headers: { Location: { description: 'URL of the new rental.', schema: Str(200) } },
+      links: appRentalLinks,
     },
   },
   errors: [...rentalCreationErrors],
