@@ -1,14 +1,17 @@
 import { Rental } from '../../db/entities/index.js';
 import { createRentalActivities } from '../../activities/rental.js';
 import { rentalRoutes } from '../../api/routes/back/rentals.js';
+import { appRentalRoutes } from '../../api/routes/front/rentals.js';
 import { defineDomain } from './domain.js';
 
 /** Rentals from reservation to end: one workflow per rental owns every transition. */
 export const rentalDomain = defineDomain({
   name: 'rentals',
   entities: [Rental],
-  permissions: { operational: ['RENTAL_READ', 'RENTAL_CREATE', 'RENTAL_OPERATE', 'RENTAL_CANCEL'] },
-  routes: rentalRoutes,
+  permissions: {
+    operational: ['RENTAL_READ', 'RENTAL_CREATE', 'RENTAL_OPERATE', 'RENTAL_CANCEL', 'RENTAL_EXPORT'],
+  },
+  routes: [...rentalRoutes, ...appRentalRoutes],
   activities: createRentalActivities,
   workflows: new URL('../../workflows/rental.ts', import.meta.url),
   processes: [{ workflowIdPrefix: 'rental', notRunning: 'R201', noun: 'rental' }],

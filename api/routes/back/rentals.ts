@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Customer, Rental, Vehicle } from '../../../db/entities/index.js';
+import { Customer, Rental } from '../../../db/entities/index.js';
 import type { EntityManager } from '../../../db/orm.js';
 import { branchWithDescendants } from '../../../db/branches.js';
 import { DomainError } from '../../../domain/errors.js';
@@ -10,21 +10,39 @@ import {
   transitionRefusal,
 } from '../../../domain/rental.js';
 import {
-  awaitReservationUpdate,
   cancelReservationUpdate,
   rentalOperationUpdate,
   rentalWorkflowId,
-  rentalWorkflowStartOptions,
-  RENTAL_WORKFLOW_TYPE,
 } from '../../../workflows/rental.messages.js';
+import {
+  checkBusinessContext,
+  createRental,
+  loadRental,
+  rentalCreationErrors,
+  rentalPopulate,
+  vehicleOfRequest,
+} from '../../rental-creation.js';
+import { Price, PriceV3, PriceV4, PricingVersionRef } from '../pricing-estimates.js';
 import { created, ok, defineRoute, type RouteContext } from '../../kernel/route.js';
-import { component, DateTime, Id, Nullable, Position, Str, StringEnum } from '../../kernel/schemas.js';
+import { component, DateTime, Id, Int, Nullable, Position, Str, StringEnum } from '../../kernel/schemas.js';
 import { orderBy } from '../../paging.js';
 
-const RentalState = component('RentalState', StringEnum(rentalStates));
+export const RentalState = component('RentalState', StringEnum(rentalStates));
 const RentalOperationType = component('RentalOperationType', StringEnum(rentalOperationTypes));
 
-const RentalSchema = component(
+const RentalPhase = component(
+  'RentalPhase',
+  Type.Object(
+    {
+      phase: StringEnum(['RESERVATION_FREE', 'RESERVATION_PAID', 'DRIVING', 'PARKING'] as const),
+      startedAt: DateTime(),
+      endedAt: Nullable(DateTime({ description: 'Null while the phase is open.' })),
+    },
+    { additionalProperties: false, description: 'One price phase of the rental on the clock.' },
+  ),
+);
+
+export const RentalSchema = component(
   'Rental',
   Type.Object(
     {
@@ -32,6 +50,12 @@ const RentalSchema = component(
       state: RentalState,
       activeMode: Nullable(StringEnum(['DRIVING', 'PARKING'] as const)),
       branchId: Id(),
+      endBranchId: Nullable(
+        Id({
+          description:
+            'Branch whose business area held the end position; differs for passed-through rentals.',
+        }),
+      ),
       vehicle: Type.Object({
         id: Id(),
         code: Type.String(),
@@ -52,6 +76,21 @@ const RentalSchema = component(
       startPosition: Nullable(Position),
       endPosition: Nullable(Position),
       distanceKm: Nullable(Type.Number()),
+      pricingBundleVersion: Nullable(PricingVersionRef),
+      phases: Type.Array(RentalPhase),
+      paidReservationMinutes: Type.Integer({ minimum: 0 }),
+      price: Nullable(Price),
+      priceV3: Nullable(PriceV3),
+      priceV4: Nullable(PriceV4),
+      userGroupId: Nullable(Id({ description: 'Business account of a business rental.' })),
+      costCenterId: Nullable(Id()),
+      reason: Nullable(Type.String()),
+      annotations: Type.Array(Type.String()),
+      cleanlinessRating: Nullable(Type.Integer({ minimum: 1, maximum: 5 })),
+      cleanlinessComment: Nullable(Type.String()),
+      overriddenEndRequirements: Nullable(
+        Type.Array(Type.String(), { description: 'End requirements an operator overrode at END.' }),
+      ),
       workflowId: Type.String({ description: 'Id of the rental workflow in the Temporal UI.' }),
       createdAt: DateTime(),
       updatedAt: DateTime(),
@@ -59,6 +98,22 @@ const RentalSchema = component(
     { additionalProperties: false },
   ),
 );
+
+/** Business-account context of a rental creation (both interfaces). */
+export const businessContextFields = {
+  userGroupId: Type.Optional(
+    Id({ description: 'Business account of a business rental; the customer must be its active member.' }),
+  ),
+  costCenterId: Type.Optional(
+    Id({ description: "A cost center of that account; default: the member's, then the account's default." }),
+  ),
+  reason: Type.Optional(
+    Str(500, {
+      minLength: 1,
+      description: 'Purpose of the trip; required by accounts that keep a driving log.',
+    }),
+  ),
+};
 
 const AdminAddRental = component(
   'AdminAddRental',
@@ -71,6 +126,7 @@ const AdminAddRental = component(
       startImmediately: Type.Optional(
         Type.Boolean({ default: false, description: 'Create an ACTIVE rental (unlocks the vehicle).' }),
       ),
+      ...businessContextFields,
     },
     {
       additionalProperties: false,
@@ -81,7 +137,7 @@ const AdminAddRental = component(
   ),
 );
 
-const RentalOperation = component(
+export const RentalOperation = component(
   'RentalOperation',
   Type.Object(
     {
@@ -110,25 +166,31 @@ const rentalLinks = {
     operationId: 'cancelReservation',
     parameters: { tenant: '$request.path.tenant', rentalId: '$response.body#/id' },
   },
+  RentalRoute: {
+    operationId: 'rentalRoute',
+    parameters: { tenant: '$request.path.tenant', rentalId: '$response.body#/id' },
+  },
   RentalEvents: {
     operationId: 'entityEvents',
     parameters: { tenant: '$request.path.tenant', entityType: 'RENTALS', entityId: '$response.body#/id' },
   },
 };
 
-const populate = ['vehicle', 'customer'] as const;
+const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
 
-/** The API's rental representation (the `Rental` schema). */
+/** The API's rental representation (the `Rental` schema), shared by both interfaces. */
 export function toRentalDto(rental: Rental): Static<typeof RentalSchema> {
   const km =
     rental.startOdometerKm != null && rental.endOdometerKm != null
       ? Math.round((rental.endOdometerKm - rental.startOdometerKm) * 1000) / 1000
       : null;
+  const version = rental.pricingBundleVersion;
   return {
     id: rental.id,
     state: rental.state,
     activeMode: rental.activeMode ?? null,
     branchId: rental.branch.id,
+    endBranchId: rental.endBranch?.id ?? null,
     vehicle: {
       id: rental.vehicle.id,
       code: rental.vehicle.code,
@@ -143,26 +205,40 @@ export function toRentalDto(rental: Rental): Static<typeof RentalSchema> {
     },
     createdBy: rental.createdBy ?? null,
     reservedAt: rental.reservedAt.toISOString(),
-    reservationExpiresAt: rental.reservationExpiresAt?.toISOString() ?? null,
-    startedAt: rental.startedAt?.toISOString() ?? null,
-    endedAt: rental.endedAt?.toISOString() ?? null,
+    reservationExpiresAt: iso(rental.reservationExpiresAt),
+    startedAt: iso(rental.startedAt),
+    endedAt: iso(rental.endedAt),
     startPosition: rental.startPosition ?? null,
     endPosition: rental.endPosition ?? null,
     distanceKm: km,
+    pricingBundleVersion: version
+      ? {
+          pricingBundleId: version.bundle.id,
+          pricingBundleVersionId: version.id,
+          version: version.version,
+          name: version.bundle.name,
+        }
+      : null,
+    phases: rental.phases.map((phase) => ({ ...phase })),
+    paidReservationMinutes: rental.paidReservationMinutes,
+    price: rental.price ?? null,
+    priceV3: rental.priceV3 ?? null,
+    priceV4: rental.priceV4 ?? null,
+    userGroupId: rental.userGroup?.id ?? null,
+    costCenterId: rental.costCenter?.id ?? null,
+    reason: rental.reason ?? null,
+    annotations: [...rental.annotations],
+    cleanlinessRating: rental.cleanlinessRating ?? null,
+    cleanlinessComment: rental.cleanlinessComment ?? null,
+    overriddenEndRequirements: rental.overriddenEndRequirements ?? null,
     workflowId: rental.workflowId,
     createdAt: rental.createdAt.toISOString(),
     updatedAt: rental.updatedAt.toISOString(),
   };
 }
 
-async function loadRental(em: EntityManager, rentalId: number): Promise<Rental> {
-  const rental = await em.findOne(Rental, rentalId, { populate });
-  if (!rental) throw new DomainError('R404', `rental ${rentalId} not found`);
-  return rental;
-}
-
 /** The rental of the path, loaded once per request (the access check and the handler share it). */
-const rentalOf = (ctx: RouteContext<{ rentalId: number }>) =>
+export const rentalOf = (ctx: RouteContext<{ rentalId: number }>) =>
   ctx.once('rental', () => loadRental(ctx.em, ctx.params.rentalId));
 
 /** The branch of the rental of the path: where its permissions are checked. */
@@ -170,20 +246,95 @@ const rentalBranch = async (ctx: RouteContext<{ rentalId: number }>) => (await r
 
 /** The vehicle a creation names, loaded once per request. */
 const vehicleOf = (ctx: RouteContext<unknown, unknown, { vehicleId?: number; vehicleCode?: string }>) =>
-  ctx.once('vehicle', async () => {
-    const { vehicleId, vehicleCode } = ctx.body;
-    const vehicle =
-      vehicleId !== undefined
-        ? await ctx.em.findOne(Vehicle, vehicleId)
-        : await ctx.em.findOne(Vehicle, { code: vehicleCode ?? '' });
-    if (!vehicle) throw new DomainError('V404');
-    return vehicle;
-  });
+  ctx.once('vehicle', () => vehicleOfRequest(ctx.em, ctx.body));
 
-const workflowOf = (ctx: RouteContext, rentalId: number) =>
+/** The rental workflow of a rental. */
+export const workflowOf = (ctx: RouteContext, rentalId: number) =>
   ctx.services.temporal.workflow.getHandle(rentalWorkflowId(ctx.tenant, rentalId));
 
 const tags = ['Rentals'];
+
+/** Time-range filters on the rental's clock: `from` inclusive, `to` exclusive. */
+const timeRanges = {
+  reservedFrom: Type.Optional(DateTime({ description: 'reservedAt at or after.' })),
+  reservedTo: Type.Optional(DateTime({ description: 'reservedAt before.' })),
+  startedFrom: Type.Optional(DateTime({ description: 'startedAt at or after.' })),
+  startedTo: Type.Optional(DateTime({ description: 'startedAt before.' })),
+  endedFrom: Type.Optional(DateTime({ description: 'endedAt at or after.' })),
+  endedTo: Type.Optional(DateTime({ description: 'endedAt before.' })),
+};
+
+/** The filters of the rental list, shared by the export. */
+const RentalFilters = Type.Object({
+  branchId: Id(),
+  includeChildBranches: Type.Optional(Type.Boolean({ default: false })),
+  state: Type.Optional(
+    Type.Array(RentalState, { maxItems: rentalStates.length, description: 'Repeatable.' }),
+  ),
+  vehicleId: Type.Optional(Id()),
+  guserId: Type.Optional(Id()),
+  userGroupId: Type.Optional(Id({ description: 'Business rentals of this business account.' })),
+  ...timeRanges,
+  searchText: Type.Optional(
+    Str(100, {
+      minLength: 1,
+      description: "Part of the vehicle's code or licence plate, or of the customer's first or last name.",
+    }),
+  ),
+});
+
+type RentalFilterQuery = Static<typeof RentalFilters>;
+
+/** `%text%` for ILIKE with the LIKE wildcards of the text taken literally. */
+const containing = (text: string) => `%${text.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** A time range condition, or undefined when neither end is given. */
+function range(from: string | undefined, to: string | undefined) {
+  if (from === undefined && to === undefined) return undefined;
+  return {
+    ...(from === undefined ? {} : { $gte: new Date(from) }),
+    ...(to === undefined ? {} : { $lt: new Date(to) }),
+  };
+}
+
+/** The branches a query covers: the branch, and its descendants with includeChildBranches. */
+const branchesOf = (
+  em: EntityManager,
+  tenant: string,
+  query: { branchId: number; includeChildBranches?: boolean },
+) =>
+  query.includeChildBranches
+    ? branchWithDescendants(em, tenant, query.branchId)
+    : Promise.resolve([query.branchId]);
+
+/** The MikroORM condition of the list filters (AND of every filter given). */
+async function rentalWhere(
+  em: EntityManager,
+  tenant: string,
+  query: RentalFilterQuery,
+): Promise<Record<string, unknown>> {
+  const where: Record<string, unknown> = { branch: { $in: await branchesOf(em, tenant, query) } };
+  if (query.state) where.state = { $in: query.state };
+  if (query.vehicleId) where.vehicle = query.vehicleId;
+  if (query.guserId) where.customer = query.guserId;
+  if (query.userGroupId) where.userGroup = query.userGroupId;
+  const ranges = {
+    reservedAt: range(query.reservedFrom, query.reservedTo),
+    startedAt: range(query.startedFrom, query.startedTo),
+    endedAt: range(query.endedFrom, query.endedTo),
+  };
+  for (const [field, condition] of Object.entries(ranges)) if (condition) where[field] = condition;
+  if (query.searchText?.trim()) {
+    const text = containing(query.searchText);
+    where.$or = [
+      { vehicle: { code: { $ilike: text } } },
+      { vehicle: { licensePlate: { $ilike: text } } },
+      { customer: { firstName: { $ilike: text } } },
+      { customer: { lastName: { $ilike: text } } },
+    ];
+  }
+  return where;
+}
 
 export const listRentals = defineRoute({
   operationId: 'listRentals',
@@ -191,18 +342,14 @@ export const listRentals = defineRoute({
   path: '/rentals',
   interface: 'back',
   summary: 'Rentals of a branch, newest first',
+  description:
+    'Filters combine (AND); `state` is repeatable; time ranges are `from` inclusive, `to` exclusive; `searchText` matches part of the vehicle code or plate or the customer name.',
   tags,
   query: Type.Object({
-    branchId: Id(),
-    includeChildBranches: Type.Optional(Type.Boolean({ default: false })),
-    state: Type.Optional(
-      Type.Array(RentalState, { maxItems: rentalStates.length, description: 'Repeatable.' }),
-    ),
-    vehicleId: Type.Optional(Id()),
-    guserId: Type.Optional(Id()),
+    ...RentalFilters.properties,
     sort: Type.Optional(
       Type.String({
-        pattern: '^(id|createdAt|reservedAt|state)(,(asc|desc|ASC|DESC))?$',
+        pattern: '^(id|createdAt|reservedAt|startedAt|endedAt|state)(,(asc|desc|ASC|DESC))?$',
         maxLength: 20,
         default: 'createdAt,desc',
       }),
@@ -217,16 +364,84 @@ export const listRentals = defineRoute({
   responses: { 200: { description: 'One page of rentals', schema: Type.Array(RentalSchema) } },
   errors: [],
   async handler({ em, tenant, query, page }) {
-    const branches = query.includeChildBranches
-      ? await branchWithDescendants(em, tenant, query.branchId)
-      : [query.branchId];
-    const where: Record<string, unknown> = { branch: { $in: branches } };
-    if (query.state) where.state = { $in: query.state };
-    if (query.vehicleId) where.vehicle = query.vehicleId;
-    if (query.guserId) where.customer = query.guserId;
-    const [rentals, total] = await em.findAndCount(Rental, where, {
-      populate,
+    const [rentals, total] = await em.findAndCount(Rental, await rentalWhere(em, tenant, query), {
+      populate: rentalPopulate,
       orderBy: orderBy(query.sort, 'createdAt,desc'),
+      limit: page.size,
+      offset: page.offset,
+    });
+    return ok(rentals.map(toRentalDto), { total });
+  },
+});
+
+/** `GET /rentals/export`: the synchronous JSON export of the list's filters, in id order with a cursor. */
+export const exportRentals = defineRoute({
+  operationId: 'exportRentals',
+  method: 'get',
+  path: '/rentals/export',
+  interface: 'back',
+  summary: 'Export rentals (synchronous JSON)',
+  description:
+    'The filters of `GET /rentals`; up to `limit` rentals (default 1000, at most 10,000) after `afterId`, in id order. Pass the last id as `afterId` for the next part.',
+  tags,
+  query: Type.Object({
+    ...RentalFilters.properties,
+    afterId: Type.Optional(Int(0, 2147483647)),
+    limit: Type.Optional(Int(1, 10_000, { default: 1000 })),
+  }),
+  access: {
+    permission: 'RENTAL_EXPORT',
+    branchOf: 'query parameter branchId',
+    branch: (ctx) => ctx.query.branchId,
+  },
+  responses: { 200: { description: 'Rentals', schema: Type.Array(RentalSchema) } },
+  errors: [],
+  async handler({ em, tenant, query }) {
+    const where = await rentalWhere(em, tenant, query);
+    const rentals = await em.find(
+      Rental,
+      { $and: [where, { id: { $gt: query.afterId ?? 0 } }] },
+      { populate: rentalPopulate, orderBy: { id: 'asc' }, limit: query.limit ?? 1000 },
+    );
+    return ok(rentals.map(toRentalDto));
+  },
+});
+
+/** `GET /rentals/passed-through`: rentals of other branches that ended in this one (docs/rentals.md). */
+export const listPassedThroughRentals = defineRoute({
+  operationId: 'listPassedThroughRentals',
+  method: 'get',
+  path: '/rentals/passed-through',
+  interface: 'back',
+  summary: 'Rentals of other branches that ended in this branch',
+  description:
+    "Rentals whose end position lay in this branch's business area (`endBranchId`) while they belong to another branch: the vehicles this branch now holds for others. With `includeChildBranches` the branch's subtree counts as one. Newest end first.",
+  tags,
+  query: Type.Object({
+    branchId: Id(),
+    includeChildBranches: Type.Optional(Type.Boolean({ default: false })),
+    endedFrom: timeRanges.endedFrom,
+    endedTo: timeRanges.endedTo,
+  }),
+  paged: { defaultSize: 20 },
+  access: {
+    permission: 'RENTAL_READ',
+    branchOf: 'query parameter branchId (the end branch)',
+    branch: (ctx) => ctx.query.branchId,
+  },
+  responses: { 200: { description: 'One page of rentals', schema: Type.Array(RentalSchema) } },
+  errors: [],
+  async handler({ em, tenant, query, page }) {
+    const branches = await branchesOf(em, tenant, query);
+    const where: Record<string, unknown> = {
+      endBranch: { $in: branches },
+      branch: { $nin: branches },
+    };
+    const ended = range(query.endedFrom, query.endedTo);
+    if (ended) where.endedAt = ended;
+    const [rentals, total] = await em.findAndCount(Rental, where, {
+      populate: rentalPopulate,
+      orderBy: { endedAt: 'desc', id: 'desc' },
       limit: page.size,
       offset: page.offset,
     });
@@ -250,6 +465,98 @@ export const getRental = defineRoute({
   },
 });
 
+const Waypoint = component(
+  'RentalWaypoint',
+  Type.Object(
+    {
+      time: DateTime({ description: 'Device time of the telemetry message.' }),
+      lat: Type.Number(),
+      lng: Type.Number(),
+      speedKmh: Nullable(Type.Number()),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+const RentalRoute = component(
+  'RentalRoute',
+  Type.Object(
+    {
+      rentalId: Id(),
+      vehicleId: Id(),
+      from: Nullable(DateTime({ description: 'startedAt; null before the rental started.' })),
+      to: Nullable(DateTime({ description: 'endedAt, or the time of the request while the rental runs.' })),
+      totalPoints: Type.Integer({ minimum: 0, description: 'Telemetry messages in the window.' }),
+      sampled: Type.Boolean({
+        description: 'Whether evenly spaced points were kept because there were more than maxPoints.',
+      }),
+      waypoints: Type.Array(Waypoint),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+/** `GET /rentals/{rentalId}/routes`: the trip's waypoints from the vehicle's telemetry history. */
+export const rentalRoute = defineRoute({
+  operationId: 'rentalRoute',
+  method: 'get',
+  path: '/rentals/{rentalId}/routes',
+  interface: 'back',
+  summary: "The rental's route: waypoints from its vehicle's telemetry between start and end",
+  description:
+    'Ordered by device time. More than `maxPoints` messages are thinned to evenly spaced ones (the last is always kept). A rental that never started has no route.',
+  tags,
+  params: RentalIdParams,
+  query: Type.Object({
+    maxPoints: Type.Optional(Int(2, 5000, { default: 1000, description: 'Most waypoints returned.' })),
+  }),
+  access: { permission: 'RENTAL_READ', branchOf: 'the rental', branch: (ctx) => rentalBranch(ctx) },
+  responses: { 200: { description: 'The route', schema: RentalRoute } },
+  errors: ['R404'],
+  async handler(ctx) {
+    const rental = await rentalOf(ctx);
+    const from = rental.startedAt ?? null;
+    const to = from ? (rental.endedAt ?? new Date()) : null;
+    const maxPoints = ctx.query.maxPoints ?? 1000;
+    const rows = from
+      ? await ctx.em.execute<
+          {
+            reported_at: Date;
+            latitude: number;
+            longitude: number;
+            speed_kmh: number | null;
+            total: string;
+          }[]
+        >(
+          `select reported_at, latitude, longitude, speed_kmh, total from (
+             select reported_at, latitude, longitude, speed_kmh,
+                    row_number() over (order by reported_at, id) as rn, count(*) over () as total
+               from vehicle_telemetry
+              where tenant_id = ? and vehicle_id = ? and reported_at >= ? and reported_at <= ?
+           ) points
+           where (rn - 1) % greatest(1, ceil(total::numeric / ?))::bigint = 0 or rn = total
+           order by rn`,
+          [ctx.tenant, rental.vehicle.id, from, to, maxPoints - 1],
+        )
+      : [];
+    const totalPoints = Number(rows[0]?.total ?? 0);
+    return ok({
+      rentalId: rental.id,
+      vehicleId: rental.vehicle.id,
+      from: iso(from),
+      to: iso(to),
+      totalPoints,
+      sampled: totalPoints > rows.length,
+      waypoints: rows.map((row) => ({
+        time: new Date(row.reported_at).toISOString(),
+        lat: row.latitude,
+        lng: row.longitude,
+        speedKmh: row.speed_kmh ?? null,
+      })),
+    });
+  },
+});
+
 export const adminAddRental = defineRoute({
   operationId: 'adminAddRental',
   method: 'post',
@@ -257,7 +564,7 @@ export const adminAddRental = defineRoute({
   interface: 'back',
   summary: 'Create a rental for a customer (starts the rental workflow in RESERVATION)',
   description:
-    'With `startImmediately` the caller also needs RENTAL_OPERATE on the branch; when the immediate start fails the rental stays in RESERVATION.',
+    'With `startImmediately` the caller also needs RENTAL_OPERATE on the branch; when the immediate start fails the rental stays in RESERVATION. A business rental names `userGroupId` (the customer must be an active member), optionally `costCenterId` and `reason` (see docs/rentals.md).',
   tags,
   body: AdminAddRental,
   access: {
@@ -273,7 +580,7 @@ export const adminAddRental = defineRoute({
       links: rentalLinks,
     },
   },
-  errors: ['V404', 'U106', 'U131', 'R102', 'R103', 'R104', 'R105', 'R170', 'R173'],
+  errors: [...rentalCreationErrors, 'R105'],
   async handler(ctx) {
     const { em, tenant, body, actor, services } = ctx;
     const vehicle = await vehicleOf(ctx);
@@ -286,31 +593,31 @@ export const adminAddRental = defineRoute({
     }
     if (!(await em.findOne(Customer, body.guserId)))
       throw new DomainError('U106', `customer ${body.guserId} not found`);
-
-    const [{ id: rentalId }] = await em.execute<[{ id: number }]>(
-      `select nextval('rental_id_seq')::int as id`,
-    );
-    const handle = await services.temporal.workflow.start(
-      RENTAL_WORKFLOW_TYPE,
-      rentalWorkflowStartOptions(
-        {
-          tenant,
-          rentalId,
-          branchId: vehicle.branch.id,
-          vehicleId: vehicle.id,
-          customerId: body.guserId,
-          requestedBy: actor,
-          startImmediately: body.startImmediately ?? false,
-        },
-        services.taskQueue,
-      ),
-    );
-    // Answers once the reservation is made (and, with startImmediately, the start attempted) or refused.
-    await handle.executeUpdate(awaitReservationUpdate);
-    const rental = await loadRental(em.fork(), rentalId);
-    return created(toRentalDto(rental), { Location: `${ctx.baseUrl}/rentals/${rentalId}` });
+    const business = await checkBusinessContext(em, body.guserId, body);
+    const rental = await createRental(em, services, {
+      tenant,
+      vehicle,
+      customerId: body.guserId,
+      requestedBy: actor,
+      startImmediately: body.startImmediately ?? false,
+      business,
+    });
+    return created(toRentalDto(rental), { Location: `${ctx.baseUrl}/rentals/${rental.id}` });
   },
 });
+
+/** Codes an operation may answer: the transition table, the concurrency rejection and the vehicle's failures. */
+export const rentalOperationErrors = [
+  'R404',
+  'R201',
+  'R202',
+  'R203',
+  'R204',
+  'R173',
+  'R174',
+  'V502',
+  'V504',
+] as const;
 
 export const rentalOperation = defineRoute({
   operationId: 'rentalOperation',
@@ -324,7 +631,7 @@ export const rentalOperation = defineRoute({
   body: RentalOperation,
   access: { permission: 'RENTAL_OPERATE', branchOf: 'the rental', branch: (ctx) => rentalBranch(ctx) },
   responses: { 200: { description: 'The rental after the operation', schema: RentalSchema } },
-  errors: ['R404', 'R201', 'R202', 'R203', 'R204', 'R173', 'R174', 'V502', 'V504'],
+  errors: rentalOperationErrors,
   async handler(ctx) {
     const rental = await rentalOf(ctx);
     if (terminalRentalStates.includes(rental.state))
@@ -348,14 +655,28 @@ export const cancelReservation = defineRoute({
   responses: { 200: { description: 'The cancelled rental', schema: RentalSchema } },
   errors: ['R404', 'R201', 'R202'],
   async handler(ctx) {
-    const rental = await rentalOf(ctx);
-    if (transitionRefusal('CANCEL', rental.state, rental.activeMode ?? undefined))
-      throw new DomainError('R201', `only a reservation can be cancelled; the rental is ${rental.state}`);
-    await workflowOf(ctx, rental.id).executeUpdate(cancelReservationUpdate, {
-      args: [{ requestedBy: ctx.actor }],
-    });
-    return ok(toRentalDto(await loadRental(ctx.em.fork(), rental.id)));
+    return ok(toRentalDto(await cancelRental(ctx, await rentalOf(ctx))));
   },
 });
 
-export const rentalRoutes = [listRentals, getRental, adminAddRental, rentalOperation, cancelReservation];
+/** Cancels a reservation through its workflow and answers with the reloaded rental (both interfaces). */
+export async function cancelRental(ctx: RouteContext, rental: Rental): Promise<Rental> {
+  if (transitionRefusal('CANCEL', rental.state, rental.activeMode ?? undefined))
+    throw new DomainError('R201', `only a reservation can be cancelled; the rental is ${rental.state}`);
+  await workflowOf(ctx, rental.id).executeUpdate(cancelReservationUpdate, {
+    args: [{ requestedBy: ctx.actor }],
+  });
+  return loadRental(ctx.em.fork(), rental.id);
+}
+
+// Fixed paths first: the kernel matches `/rentals/export` before `/rentals/{rentalId}`.
+export const rentalRoutes = [
+  listRentals,
+  exportRentals,
+  listPassedThroughRentals,
+  getRental,
+  rentalRoute,
+  adminAddRental,
+  rentalOperation,
+  cancelReservation,
+];
