@@ -112,11 +112,15 @@ export const rentalCreationErrors = [
   'R102',
   'R103',
   'R104',
+  'R106',
+  'R107',
   'R170',
   'R173',
   'R190',
   'R191',
   'R192',
+  'ODP104',
+  'ODP106',
 ] as const satisfies readonly ErrorCode[];
 
 /** What a creation asks for once its inputs are checked. */

@@ -62,23 +62,6 @@ async function businessInput(rentalId: number): Promise<Record<string, unknown>>
   );
 }
 
-/**
- * TODO(coordinator): remove once the workflow's reservation records userGroupId/costCenterId/reason from
- * its input; the 201 body then carries them. Until then the row is given what the workflow was asked for.
- */
-async function recordBusinessContext(rentalId: number): Promise<void> {
-  const input = await businessInput(rentalId);
-  await em().nativeUpdate(
-    Rental,
-    { id: rentalId, userGroup: null },
-    {
-      userGroup: input.userGroupId as number,
-      costCenter: input.costCenterId as number,
-      reason: input.reason as string,
-    },
-  );
-}
-
 const operate = (token: string, rentalId: number, operationType: string, extra: object = {}) =>
   call('POST', front(`/rentals/${rentalId}/operation`), { token, body: { operationType, ...extra } });
 
@@ -151,6 +134,7 @@ describe('the app rental flow', () => {
       400,
       '0022',
     );
+    stack.backend.simulator.ride(String(vehicle.id), 300);
     const ended = await operate(annaToken, rentalId, 'END');
     expect(ended.status).toBe(200);
     expect(ended.body).toMatchObject({ state: 'ENDED', activeMode: null });
@@ -349,9 +333,15 @@ describe('the app rental flow', () => {
       404,
       'R404',
     );
-    // TODO(coordinator): once the workflow handles buyReservationUpdate, assert here that
-    // `buy-reservation?minutes=10` answers 200 with reservationExpiresAt 10 minutes later and
-    // paidReservationMinutes 10.
+    // Beyond the 120 minutes a rental may buy (the route's bound): R205 from the workflow's validator.
+    expect(
+      (await call('POST', front(`/rentals/${id}/buy-reservation?minutes=100`), { token: denizToken })).status,
+    ).toBe(200);
+    expectError(
+      await call('POST', front(`/rentals/${id}/buy-reservation?minutes=30`), { token: denizToken }),
+      409,
+      'R205',
+    );
 
     expect((await call('DELETE', front(`/rentals/${id}`), { token: denizToken })).body.state).toBe(
       'CANCELLED',
@@ -417,8 +407,7 @@ describe('the app rental flow', () => {
   });
 });
 
-// TODO(coordinator): unskip once the rental workflow handles `buyReservationUpdate`.
-test.skip('buy-reservation extends my reservation by the minutes bought (RESERVATION_PAID)', async () => {
+test('buy-reservation extends my reservation by the minutes bought (RESERVATION_PAID)', async () => {
   const vehicle = takeVehicle();
   const reserved = await call('POST', front('/rentals'), {
     token: claraToken,
@@ -479,7 +468,11 @@ describe('business rentals', () => {
         costCenterId: ops.id,
         reason: 'Client visit',
       });
-      await recordBusinessContext(rentalId);
+      expect(business.body).toMatchObject({
+        userGroupId: group.id,
+        costCenterId: ops.id,
+        reason: 'Client visit',
+      });
       const read = await call('GET', front(`/rentals/${rentalId}`), { token: benToken });
       expect(read.body).toMatchObject({
         userGroupId: group.id,

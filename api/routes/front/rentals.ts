@@ -287,7 +287,7 @@ export const appBuyReservation = defineRoute({
   query: Type.Object({ minutes: Int(1, MAX_BOUGHT_RESERVATION_MINUTES) }),
   access: { customer: ownRental },
   responses: { 200: { description: 'The rental with its new expiry', schema: RentalSchema } },
-  errors: ['R404', 'A102', 'R201', 'R202'],
+  errors: ['R404', 'A102', 'R201', 'R202', 'R205'],
   async handler(ctx) {
     const rental = await myRental(ctx);
     if (rental.state !== 'RESERVATION')
