@@ -41,6 +41,7 @@ import { PhysicalStationSlot } from './PhysicalStationSlot.js';
 import { ParkingArea } from './ParkingArea.js';
 import { PoiCategory } from './PoiCategory.js';
 import { Poi } from './Poi.js';
+import { RentalAuthority } from './RentalAuthority.js';
 
 export {
   Tenant,
@@ -86,5 +87,6 @@ export {
   ParkingArea,
   PoiCategory,
   Poi,
+  RentalAuthority,
 };
 export { TenantScoped, TENANT_FILTER } from './TenantScoped.js';

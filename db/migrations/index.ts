@@ -7,6 +7,7 @@ import { Migration20261122105400_customers } from './Migration20261122105400_cus
 import { Migration20261122103242_geography } from './Migration20261122103242_geography.js';
 import { Migration20261122121500_customer_search } from './Migration20261122121500_customer_search.js';
 import { Migration20261122133618_rentals } from './Migration20261122133618_rentals.js';
+import { Migration20261122134223_rental_authority } from './Migration20261122134223_rental_authority.js';
 
 /** Migrations in order; listed explicitly so every runtime (tsx, jest, bundlers) loads the same set. */
 export const migrationsList: { name: string; class: Constructor<Migration> }[] = [
@@ -17,4 +18,5 @@ export const migrationsList: { name: string; class: Constructor<Migration> }[] =
   { name: 'Migration20261122105400_customers', class: Migration20261122105400_customers },
   { name: 'Migration20261122121500_customer_search', class: Migration20261122121500_customer_search },
   { name: 'Migration20261122133618_rentals', class: Migration20261122133618_rentals },
+  { name: 'Migration20261122134223_rental_authority', class: Migration20261122134223_rental_authority },
 ];
