@@ -197,8 +197,9 @@ export interface EndRequirementsReport {
   requirements: RequirementResult<EndRequirementName>[];
   profile: string | null;
   /**
-   * The branch whose end areas allow ending at the vehicle's position: the rental's branch first, then
-   * its outgoing compatible branches; null when none does (or the position is unknown).
+   * The branch whose end areas allow ending at the vehicle's position: the rental's branch first (by the
+   * geofence rules), then its outgoing compatible branches (inside one of their ALLOW_END_RENTAL areas);
+   * null when none does (or the position is unknown).
    */
   endBranchId: number | null;
 }
@@ -272,7 +273,10 @@ export async function endRequirementsReport(
         timeZoneId: branch.timeZoneId,
         ...(others ? { otherVehicles: others } : {}),
       });
-      if (verdict.endAllowed && verdict.inAllowedEndArea) {
+      // The rental's own branch follows the geofence rules (no allowing area: anywhere not forbidden);
+      // a compatible branch takes the rental only inside one of its allowing areas.
+      const own = branchId === rental.branch.id;
+      if (verdict.endAllowed && (own ? verdict.inAllowedEndArea : verdict.inAllowingArea)) {
         endBranchId = branchId;
         break;
       }

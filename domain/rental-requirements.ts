@@ -522,6 +522,8 @@ export interface EndFacts {
 /** What the areas say of ending at a position: inside an allowed end area, inside a no-end area. */
 export interface EndAreaVerdict {
   inAllowedEndArea: boolean;
+  /** Inside an ALLOW_END_RENTAL area in force (not merely on a branch without allowing areas). */
+  inAllowingArea: boolean;
   inProhibitedArea: boolean;
   capacityReached: boolean;
   /** Whether ending is allowed there at all (geofenceVerdict's answer). */
@@ -555,6 +557,7 @@ export function endAreaVerdict(
   );
   return {
     inAllowedEndArea: inAllowing || !endRentalRestricted(areas, query.vehicleCategoryId),
+    inAllowingArea: inAllowing,
     inProhibitedArea: verdict.endRental.refusal === 'NO_END_RENTAL_AREA',
     capacityReached: verdict.endRental.refusal === 'CAPACITY_REACHED',
     endAllowed: verdict.endRental.allowed,

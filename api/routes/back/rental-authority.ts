@@ -114,7 +114,7 @@ export const grantRentalAuthority = defineRoute({
     200: { description: 'Already held', schema: RentalAuthoritySchema },
     201: { description: 'Granted', schema: RentalAuthoritySchema },
   },
-  errors: ['U106'],
+  errors: ['U106', 'RQ404'],
   async handler({ em, tenant, query, actor }) {
     const isNew = await grant(em, tenant, query.guserId, query.branchId, actor);
     const row = await loadGrant(em, query.guserId, query.branchId);
