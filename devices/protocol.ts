@@ -1,6 +1,8 @@
 // The MQTT contract between the fleetflow backend and vehicles (see docs/device-protocol.md).
 // Pure: no I/O, no Node-only APIs, so workflows, activities, the API and devices can all import it.
 
+import type { VehicleSensors } from '../domain/vehicle.js';
+
 /** Root of every fleetflow topic, so all traffic can be ACL'd and bridged with one prefix. */
 export const topicRoot = 'fleetflow';
 
@@ -139,20 +141,10 @@ export interface VehicleTelemetry {
 }
 
 /**
- * Equipment state a device may report, in telemetry and in command replies (`data.sensors`). The same
- * fields as the backend's `VehicleSensors`: booleans, and counts 0..100 for helmets and RFID cards.
+ * Equipment state a device may report, in telemetry and in command replies (`data.sensors`): the
+ * backend's `VehicleSensors` (booleans, and counts 0..100 for helmets and RFID cards).
  */
-export interface EquipmentSensors {
-  doorsClosed?: boolean;
-  tailboxClosed?: boolean;
-  bikeLockLocked?: boolean;
-  helmetsPluggedIn?: number;
-  keyInHolder?: boolean;
-  parkBrakeOn?: boolean;
-  rfidCardsInHolder?: number;
-  statusTurnedOff?: boolean;
-  lockedInStation?: boolean;
-}
+export type EquipmentSensors = VehicleSensors;
 
 const booleanSensors = [
   'doorsClosed',
