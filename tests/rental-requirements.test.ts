@@ -8,6 +8,7 @@ import {
   Branch,
   CompatibleBranch,
   Customer,
+  Event,
   GroupMembership,
   PaymentSource,
   Setting,
@@ -944,6 +945,14 @@ describe('rental authority', () => {
     expect(list.body).toEqual([expect.objectContaining({ guserId: denizId, grantedBy: expect.any(String) })]);
     expect((await call('DELETE', back(`/rental-authority?${q}`), { token: operator })).status).toBe(204);
     expectError(await call('DELETE', back(`/rental-authority?${q}`), { token: operator }), 404, 'RQ404');
+    const events = await em().find(Event, {
+      customerId: denizId,
+      type: { $like: 'USER_RENTAL_AUTHORITY_%' },
+    });
+    expect(events.map((e) => [e.type, e.branchId, e.adminSubject]).sort()).toEqual([
+      ['USER_RENTAL_AUTHORITY_GRANTED', reqBranchId, expect.any(String)],
+      ['USER_RENTAL_AUTHORITY_REVOKED', reqBranchId, expect.any(String)],
+    ]);
   });
 
   test('bulk grant and revoke with one result per entry; an unknown customer fails alone', async () => {
@@ -969,6 +978,13 @@ describe('rental authority', () => {
       'UNCHANGED',
     ]);
     expect(reply.body[3]).toMatchObject({ errorCode: 'U106' });
+    expect(
+      await em().count(Event, {
+        customerId: denizId,
+        type: 'USER_RENTAL_AUTHORITY_REVOKED',
+        branchId: reqBranchId,
+      }),
+    ).toBe(2);
     const list = await call('GET', back(`/rental-authority?branchId=${reqBranchId}`), { token: operator });
     expect(list.body.map((g: { guserId: number }) => g.guserId)).toEqual([annaId]);
     await call('PUT', back('/rental-authority/bulk'), {

@@ -3,6 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Customer, RentalAuthority } from '../../../db/entities/index.js';
+import { recordEvent } from '../../../db/events.js';
 import { DomainError } from '../../../domain/errors.js';
 import { created, defineRoute, noContent, ok } from '../../kernel/route.js';
 import { component, DateTime, Id, StringEnum } from '../../kernel/schemas.js';
@@ -58,7 +59,26 @@ async function grant(
     .onConflict(['tenant', 'customer', 'branch'])
     .ignore()
     .execute('run');
-  return (inserted.affectedRows ?? 0) > 0;
+  const isNew = (inserted.affectedRows ?? 0) > 0;
+  if (isNew) recordAuthorityEvent(em, 'GRANTED', customerId, branchId, grantedBy);
+  return isNew;
+}
+
+/** Each grant and revoke leaves a USER_RENTAL_AUTHORITY_* event on the customer's timeline (audit). */
+function recordAuthorityEvent(
+  em: EntityManager,
+  change: 'GRANTED' | 'REVOKED',
+  customerId: number,
+  branchId: number,
+  actor: string,
+): void {
+  recordEvent(em, {
+    type: `USER_RENTAL_AUTHORITY_${change}`,
+    customerId,
+    branchId,
+    adminSubject: actor,
+    payload: { branchId },
+  });
 }
 
 const loadGrant = (em: EntityManager, customerId: number, branchId: number) =>
@@ -139,7 +159,7 @@ export const revokeRentalAuthority = defineRoute({
   },
   responses: { 204: { description: 'Revoked' } },
   errors: ['RQ404'],
-  async handler({ em, query }) {
+  async handler({ em, query, actor }) {
     const removed = await em.nativeDelete(RentalAuthority, {
       customer: query.guserId,
       branch: query.branchId,
@@ -149,6 +169,7 @@ export const revokeRentalAuthority = defineRoute({
         'RQ404',
         `customer ${query.guserId} holds no rental authority on branch ${query.branchId}`,
       );
+    recordAuthorityEvent(em, 'REVOKED', query.guserId, query.branchId, actor);
     return noContent();
   },
 });
@@ -226,6 +247,7 @@ export const bulkRentalAuthority = defineRoute({
             customer: entry.guserId,
             branch: body.branchId,
           });
+          if (removed > 0) recordAuthorityEvent(tx, 'REVOKED', entry.guserId, body.branchId, actor);
           done.push({ ...entry, result: removed > 0 ? 'REVOKED' : 'UNCHANGED' });
         }
       }
