@@ -14,7 +14,7 @@ import {
 } from '../domain/vehicle.js';
 import { Event, Vehicle, VehicleCommand } from '../db/entities/index.js';
 import { VehicleCommandTimeoutError, type VehicleCommandClient } from '../devices/command-client.js';
-import type { VehicleCommandName } from '../devices/protocol.js';
+import { parseEquipmentSensors, type VehicleCommandName } from '../devices/protocol.js';
 import { activityIdempotencyKey, withHeartbeat } from './support.js';
 
 export interface FleetActivityDeps {
@@ -51,6 +51,8 @@ function reportFromReply(data: Record<string, unknown> | undefined | null, at: s
   if (typeof data.locked === 'boolean') report.locked = data.locked;
   if (typeof data.charging === 'boolean') report.charging = data.charging;
   if (typeof data.maxSpeedKmh === 'number') report.maxSpeedKmh = data.maxSpeedKmh;
+  const sensors = parseEquipmentSensors(data.sensors);
+  if (sensors) report.sensors = sensors;
   if (powerStates.includes(data.powerState as PowerState)) report.powerState = data.powerState as PowerState;
   return report;
 }

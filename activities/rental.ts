@@ -1,6 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import { inTenantTransaction } from '../db/orm.js';
 import {
+  Branch,
   CostCenter,
   Customer,
   Event,
@@ -43,6 +44,9 @@ import {
 } from './fleet.js';
 import type { ActivityDeps } from '../platform/domains/domain.js';
 import { finaliseRentalBilling, holdRentalDeposit, pinRentalPricing } from '../db/rental-billing.js';
+import { endRequirementsReport, startRequirementsReport } from '../db/rental-requirements.js';
+import { applyEndOverrides, assertRequirementsPassed } from '../domain/rental-requirements.js';
+import { isDomainError } from '../domain/errors.js';
 import { rentalWorkflowId } from '../workflows/rental.messages.js';
 
 export type RentalActivityDeps = ActivityDeps;
@@ -86,6 +90,14 @@ export interface RecordRentalTransitionInput {
   reservationExpiresAt?: string;
   /** Free expiry at the time of the transition: reservation time past it is the paid phase. */
   freeReservationExpiresAt?: string;
+  /** END only: what the end-requirements check decided (overridden requirements, end branch). */
+  endCheck?: EndCheckOutcome;
+}
+
+/** What the end-requirements check of an END leaves for the recorded transition. */
+export interface EndCheckOutcome {
+  overridden: string[];
+  endBranchId: number | null;
 }
 
 /** A transition with its vehicle command: the command is sent, then the transition recorded, in one activity. */
@@ -220,6 +232,14 @@ export function createRentalActivities(deps: RentalActivityDeps) {
           }
         }
       }
+      if (input.endCheck) {
+        rental.overriddenEndRequirements = input.endCheck.overridden.length
+          ? input.endCheck.overridden
+          : null;
+        rental.endBranch = input.endCheck.endBranchId
+          ? em.getReference(Branch, input.endCheck.endBranchId)
+          : null;
+      }
       rental.state = state;
       vehicle.rentalState = vehicleStateForRental(state, rental.activeMode ?? undefined);
       recordEvent(em, {
@@ -241,9 +261,256 @@ export function createRentalActivities(deps: RentalActivityDeps) {
     });
   }
 
+  /** The reservation itself (see reserveRental), in one transaction. */
+  function reserve(input: ReserveRentalInput): Promise<ReservationResult> {
+    return inTenantTransaction(orm, input.tenant, async (em) => {
+      const vehicle = await em.findOne(Vehicle, input.vehicleId, {
+        lockMode: LockMode.PESSIMISTIC_WRITE,
+      });
+      if (!vehicle) throw new DomainError('V404');
+      const category = await em.findOneOrFail(VehicleCategory, vehicle.category.id);
+      const configuration = await categoryConfiguration(em, category.id);
+      const settingRow = await effectiveSetting(
+        em,
+        input.tenant,
+        RENTAL_RESERVATION_SETTING_KEY,
+        vehicle.branch.id,
+      );
+      const settings = {
+        ...defaultReservationSettings,
+        ...(settingRow?.value as Partial<RentalReservationSettings>),
+      };
+      const reservedAt = new Date(input.at);
+      const outcome = (rental: Rental, allowanceMinutes: number): ReservationResult => ({
+        reservedAtMs: rental.reservedAt.getTime(),
+        reservationExpiresAtMs: rental.reservationExpiresAt!.getTime(),
+        allowanceMinutes,
+        settings,
+        disallowedOperations: configuration.disallowedRentalOperations ?? [],
+        hasTailbox: configuration.hasTailbox ?? false,
+        startTimeoutSeconds: configuration.rentalOperationOverrides?.START?.timeoutSeconds,
+      });
+
+      const existing = await em.findOne(Rental, input.rentalId);
+      if (existing) {
+        // A retry of this very activity: the allowance it had is the reservation's own length or more.
+        const granted = (existing.reservationExpiresAt!.getTime() - existing.reservedAt.getTime()) / 60_000;
+        const consumed = await consumedFreeReservationMinutes(
+          em,
+          input.customerId,
+          new Date(reservedAt.getTime() - settings.bufferMinutes * 60_000),
+        );
+        return outcome(existing, Math.max(granted, freeReservationAllowanceMinutes(settings, consumed)));
+      }
+
+      const customer = await em.findOne(Customer, input.customerId);
+      if (!customer) throw new DomainError('U106');
+      if (customer.isBlocked) throw new DomainError('U131');
+      // Start requirements of the branch and category (none when unconfigured): checked once, at creation.
+      const startCheck = await startRequirementsReport(em, input.tenant, {
+        customerId: customer.id,
+        branchId: vehicle.branch.id,
+        vehicleCategoryId: category.id,
+        userGroupId: input.userGroupId,
+        at: reservedAt,
+      });
+      if (!category.bookable)
+        throw new DomainError('R104', `vehicle category "${category.name}" is not bookable`);
+      const readiness = vehicleReadiness({
+        rentalState: vehicle.rentalState,
+        serviceStateV2: vehicle.serviceStateV2,
+        stateOfCharge: vehicle.stateOfCharge,
+        offline: vehicle.offline,
+        charging: vehicle.charging,
+        categoryBookable: category.bookable,
+        configuration,
+      });
+      if (!readiness.available) {
+        const reasons = readiness.unavailabilityReasons.length
+          ? readiness.unavailabilityReasons
+          : [`rentalState ${vehicle.rentalState}`];
+        throw new DomainError('R103', `vehicle ${vehicle.code} is not ready to rent: ${reasons.join(', ')}`, {
+          unavailabilityReasons: readiness.unavailabilityReasons,
+          rentalState: vehicle.rentalState,
+        });
+      }
+      const open = await em.count(Rental, {
+        customer: input.customerId,
+        state: { $in: ['RESERVATION', 'ACTIVE'] },
+      });
+      if (open > 0) throw new DomainError('R102');
+
+      const lastOnVehicle = await em.findOne(
+        Rental,
+        {
+          customer: input.customerId,
+          vehicle: vehicle.id,
+          endedAt: { $ne: null },
+          startedAt: { $ne: null },
+        },
+        { orderBy: { endedAt: 'desc' }, fields: ['endedAt'] },
+      );
+      const blockedMs = sameVehicleBlockRemainingMs(
+        settings,
+        lastOnVehicle?.endedAt?.getTime(),
+        reservedAt.getTime(),
+      );
+      if (blockedMs > 0)
+        throw new DomainError(
+          'R107',
+          `vehicle ${vehicle.code} can be rented again by this customer in ${Math.ceil(blockedMs / 60_000)} minutes`,
+          { retryAfterSeconds: Math.ceil(blockedMs / 1000) },
+        );
+
+      const consumed = await consumedFreeReservationMinutes(
+        em,
+        input.customerId,
+        new Date(reservedAt.getTime() - settings.bufferMinutes * 60_000),
+      );
+      const allowanceMinutes = freeReservationAllowanceMinutes(settings, consumed);
+      const grantedMinutes = grantedReservationMinutes(settings, allowanceMinutes);
+      if (grantedMinutes < 1)
+        throw new DomainError(
+          'R106',
+          `the free reservation time of ${settings.reservationMaxMinutes} minutes within ${settings.bufferMinutes} minutes is used up`,
+        );
+
+      // The rental keeps the version that applies now, whatever is published later (ODP104 when unpriced).
+      const pricingVersion = await pinRentalPricing(em, input.tenant, {
+        branchId: vehicle.branch.id,
+        vehicleCategoryId: category.id,
+        at: reservedAt,
+      });
+      const userGroup =
+        input.userGroupId === undefined ? null : await em.findOne(UserGroup, input.userGroupId);
+      if (input.userGroupId !== undefined && !userGroup)
+        throw new DomainError('UG404', `business account ${input.userGroupId} not found`);
+      const costCenter =
+        input.costCenterId === undefined ? null : await em.findOne(CostCenter, input.costCenterId);
+      if (input.costCenterId !== undefined && !costCenter)
+        throw new DomainError('UG408', `cost center ${input.costCenterId} not found`);
+
+      if (startCheck.evaluated && !startCheck.passed)
+        assertRequirementsPassed(
+          {
+            passed: false,
+            requirements: startCheck.requirements.map((r) => ({ ...r, passed: r.passed ?? true })),
+          },
+          { report: startCheck },
+        );
+
+      if (startCheck.profile !== null)
+        recordEvent(em, {
+          type: 'RENTAL_REQUIREMENTS_START_CHECK',
+          createdAt: reservedAt,
+          branchId: vehicle.branch.id,
+          vehicleId: vehicle.id,
+          rentalId: input.rentalId,
+          customerId: customer.id,
+          adminSubject: input.requestedBy,
+          description: 'start requirements passed',
+          payload: { passed: true, profile: startCheck.profile, requirements: startCheck.requirements },
+          idempotencyKey: `${activityIdempotencyKey()}/start-check`,
+        });
+      const rental = em.create(Rental, {
+        id: input.rentalId,
+        workflowId: rentalWorkflowId(input.tenant, input.rentalId),
+        state: 'RESERVATION',
+        branch: vehicle.branch,
+        vehicle,
+        customer,
+        createdBy: input.requestedBy,
+        reservedAt,
+        reservationExpiresAt: new Date(reservedAt.getTime() + grantedMinutes * 60_000),
+        pricingBundleVersion: pricingVersion,
+        phases: advancePhases([], 'RESERVE', reservedAt.toISOString()),
+        userGroup,
+        costCenter,
+        reason: input.reason ?? null,
+      });
+      vehicle.rentalState = 'RESERVATION';
+      recordEvent(em, {
+        type: 'RENTAL_RESERVATION',
+        createdAt: reservedAt,
+        branchId: vehicle.branch.id,
+        vehicleId: vehicle.id,
+        rentalId: input.rentalId,
+        customerId: customer.id,
+        adminSubject: input.requestedBy,
+        description: `vehicle ${vehicle.code} reserved for ${grantedMinutes} minutes`,
+        payload: {
+          startRequirements: startCheck.evaluated ? startCheck.requirements : [],
+          reservationMinutes: grantedMinutes,
+          pricingBundleVersionId: pricingVersion.id,
+          userGroupId: input.userGroupId ?? null,
+        },
+        idempotencyKey: activityIdempotencyKey(),
+      });
+      try {
+        await em.flush();
+      } catch (error) {
+        if (isUniqueViolation(error, 'rental_one_open_per_customer')) throw new DomainError('R102');
+        if (isUniqueViolation(error, 'rental_one_open_per_vehicle'))
+          throw new DomainError('R103', 'vehicle is already rented');
+        throw error;
+      }
+      return outcome(rental, allowanceMinutes);
+    });
+  }
+
+  /**
+   * Checks the end requirements of an END and records the check (RENTAL_REQUIREMENTS_END_CHECK), in its own
+   * transaction so a refused END still leaves it on the timeline; a failed requirement refuses the END
+   * with its code unless the operator overrides it (the overridden ones are recorded on the rental).
+   */
+  async function checkEndRequirements(
+    input: PerformRentalTransitionInput,
+    idempotencyKey: string,
+  ): Promise<EndCheckOutcome> {
+    const outcome = await asActivity(() =>
+      inTenantTransaction(orm, input.tenant, async (em) => {
+        const rental = await em.findOne(Rental, input.rentalId);
+        if (!rental) throw new DomainError('R404');
+        const vehicle = await em.findOneOrFail(Vehicle, rental.vehicle.id);
+        const report = await endRequirementsReport(em, input.tenant, {
+          rental,
+          vehicle,
+          userPosition: input.position,
+          at: new Date(input.at),
+        });
+        const { evaluation, overridden } = applyEndOverrides(report, input.adminOverride);
+        const key = `${idempotencyKey}/end-check`;
+        if (report.profile !== null && !(await em.count(Event, { idempotencyKey: key })))
+          recordEvent(em, {
+            type: 'RENTAL_REQUIREMENTS_END_CHECK',
+            createdAt: new Date(input.at),
+            branchId: rental.branch.id,
+            vehicleId: vehicle.id,
+            rentalId: rental.id,
+            customerId: rental.customer.id,
+            adminSubject: input.requestedBy,
+            position: input.position ?? null,
+            description: report.passed
+              ? 'end requirements passed'
+              : overridden.length
+                ? `end requirements overridden: ${overridden.join(', ')}`
+                : 'end requirements failed',
+            payload: { passed: report.passed, overridden, requirements: report.requirements },
+            idempotencyKey: key,
+          });
+        return { evaluation, overridden, endBranchId: report.endBranchId };
+      }),
+    );
+    assertRequirementsPassed(outcome.evaluation);
+    return { overridden: outcome.overridden, endBranchId: outcome.endBranchId };
+  }
+
   /** The body of performRentalTransition (heartbeating around it). */
   async function performTransition(input: PerformRentalTransitionInput): Promise<RecordedTransition> {
     const idempotencyKey = activityIdempotencyKey();
+    // END: the end requirements, from the vehicle's last reported state, before the vehicle is locked.
+    const endCheck =
+      input.transition === 'END' ? await checkEndRequirements(input, idempotencyKey) : undefined;
     let answered: AnsweredStepCommand | undefined;
     if (input.vehicleCommand) {
       try {
@@ -272,7 +539,7 @@ export function createRentalActivities(deps: RentalActivityDeps) {
     const command = answered && { name: input.vehicleCommand!, vehicleId: input.vehicleId, answered };
     try {
       return await asActivity(() =>
-        recordTransition({ ...input, vehicleReport: answered?.report }, idempotencyKey, command),
+        recordTransition({ ...input, vehicleReport: answered?.report, endCheck }, idempotencyKey, command),
       );
     } catch (error) {
       // The vehicle acted but the transition was refused: its answer is still recorded.
@@ -298,172 +565,23 @@ export function createRentalActivities(deps: RentalActivityDeps) {
     /** Holds the vehicle for the customer if every ready-to-rent rule passes; idempotent per rental id. */
     async reserveRental(input: ReserveRentalInput): Promise<ReservationResult> {
       return asActivity(() =>
-        inTenantTransaction(orm, input.tenant, async (em) => {
-          const vehicle = await em.findOne(Vehicle, input.vehicleId, {
-            lockMode: LockMode.PESSIMISTIC_WRITE,
-          });
-          if (!vehicle) throw new DomainError('V404');
-          const category = await em.findOneOrFail(VehicleCategory, vehicle.category.id);
-          const configuration = await categoryConfiguration(em, category.id);
-          const settingRow = await effectiveSetting(
-            em,
-            input.tenant,
-            RENTAL_RESERVATION_SETTING_KEY,
-            vehicle.branch.id,
-          );
-          const settings = {
-            ...defaultReservationSettings,
-            ...(settingRow?.value as Partial<RentalReservationSettings>),
-          };
-          const reservedAt = new Date(input.at);
-          const outcome = (rental: Rental, allowanceMinutes: number): ReservationResult => ({
-            reservedAtMs: rental.reservedAt.getTime(),
-            reservationExpiresAtMs: rental.reservationExpiresAt!.getTime(),
-            allowanceMinutes,
-            settings,
-            disallowedOperations: configuration.disallowedRentalOperations ?? [],
-            hasTailbox: configuration.hasTailbox ?? false,
-            startTimeoutSeconds: configuration.rentalOperationOverrides?.START?.timeoutSeconds,
-          });
-
-          const existing = await em.findOne(Rental, input.rentalId);
-          if (existing) {
-            // A retry of this very activity: the allowance it had is the reservation's own length or more.
-            const granted =
-              (existing.reservationExpiresAt!.getTime() - existing.reservedAt.getTime()) / 60_000;
-            const consumed = await consumedFreeReservationMinutes(
-              em,
-              input.customerId,
-              new Date(reservedAt.getTime() - settings.bufferMinutes * 60_000),
-            );
-            return outcome(existing, Math.max(granted, freeReservationAllowanceMinutes(settings, consumed)));
-          }
-
-          const customer = await em.findOne(Customer, input.customerId);
-          if (!customer) throw new DomainError('U106');
-          if (customer.isBlocked) throw new DomainError('U131');
-          if (!category.bookable)
-            throw new DomainError('R104', `vehicle category "${category.name}" is not bookable`);
-          const readiness = vehicleReadiness({
-            rentalState: vehicle.rentalState,
-            serviceStateV2: vehicle.serviceStateV2,
-            stateOfCharge: vehicle.stateOfCharge,
-            offline: vehicle.offline,
-            charging: vehicle.charging,
-            categoryBookable: category.bookable,
-            configuration,
-          });
-          if (!readiness.available) {
-            const reasons = readiness.unavailabilityReasons.length
-              ? readiness.unavailabilityReasons
-              : [`rentalState ${vehicle.rentalState}`];
-            throw new DomainError(
-              'R103',
-              `vehicle ${vehicle.code} is not ready to rent: ${reasons.join(', ')}`,
-              {
-                unavailabilityReasons: readiness.unavailabilityReasons,
-                rentalState: vehicle.rentalState,
-              },
-            );
-          }
-          const open = await em.count(Rental, {
-            customer: input.customerId,
-            state: { $in: ['RESERVATION', 'ACTIVE'] },
-          });
-          if (open > 0) throw new DomainError('R102');
-
-          const lastOnVehicle = await em.findOne(
-            Rental,
-            {
-              customer: input.customerId,
-              vehicle: vehicle.id,
-              endedAt: { $ne: null },
-              startedAt: { $ne: null },
-            },
-            { orderBy: { endedAt: 'desc' }, fields: ['endedAt'] },
-          );
-          const blockedMs = sameVehicleBlockRemainingMs(
-            settings,
-            lastOnVehicle?.endedAt?.getTime(),
-            reservedAt.getTime(),
-          );
-          if (blockedMs > 0)
-            throw new DomainError(
-              'R107',
-              `vehicle ${vehicle.code} can be rented again by this customer in ${Math.ceil(blockedMs / 60_000)} minutes`,
-              { retryAfterSeconds: Math.ceil(blockedMs / 1000) },
-            );
-
-          const consumed = await consumedFreeReservationMinutes(
-            em,
-            input.customerId,
-            new Date(reservedAt.getTime() - settings.bufferMinutes * 60_000),
-          );
-          const allowanceMinutes = freeReservationAllowanceMinutes(settings, consumed);
-          const grantedMinutes = grantedReservationMinutes(settings, allowanceMinutes);
-          if (grantedMinutes < 1)
-            throw new DomainError(
-              'R106',
-              `the free reservation time of ${settings.reservationMaxMinutes} minutes within ${settings.bufferMinutes} minutes is used up`,
-            );
-
-          // The rental keeps the version that applies now, whatever is published later (ODP104 when unpriced).
-          const pricingVersion = await pinRentalPricing(em, input.tenant, {
-            branchId: vehicle.branch.id,
-            vehicleCategoryId: category.id,
-            at: reservedAt,
-          });
-          const userGroup =
-            input.userGroupId === undefined ? null : await em.findOne(UserGroup, input.userGroupId);
-          if (input.userGroupId !== undefined && !userGroup)
-            throw new DomainError('UG404', `business account ${input.userGroupId} not found`);
-          const costCenter =
-            input.costCenterId === undefined ? null : await em.findOne(CostCenter, input.costCenterId);
-          if (input.costCenterId !== undefined && !costCenter)
-            throw new DomainError('UG408', `cost center ${input.costCenterId} not found`);
-
-          const rental = em.create(Rental, {
-            id: input.rentalId,
-            workflowId: rentalWorkflowId(input.tenant, input.rentalId),
-            state: 'RESERVATION',
-            branch: vehicle.branch,
-            vehicle,
-            customer,
-            createdBy: input.requestedBy,
-            reservedAt,
-            reservationExpiresAt: new Date(reservedAt.getTime() + grantedMinutes * 60_000),
-            pricingBundleVersion: pricingVersion,
-            phases: advancePhases([], 'RESERVE', reservedAt.toISOString()),
-            userGroup,
-            costCenter,
-            reason: input.reason ?? null,
-          });
-          vehicle.rentalState = 'RESERVATION';
-          recordEvent(em, {
-            type: 'RENTAL_RESERVATION',
-            createdAt: reservedAt,
-            branchId: vehicle.branch.id,
-            vehicleId: vehicle.id,
-            rentalId: input.rentalId,
-            customerId: customer.id,
-            adminSubject: input.requestedBy,
-            description: `vehicle ${vehicle.code} reserved for ${grantedMinutes} minutes`,
-            payload: {
-              reservationMinutes: grantedMinutes,
-              pricingBundleVersionId: pricingVersion.id,
-              userGroupId: input.userGroupId ?? null,
-            },
-            idempotencyKey: activityIdempotencyKey(),
-          });
-          try {
-            await em.flush();
-          } catch (error) {
-            if (isUniqueViolation(error, 'rental_one_open_per_customer')) throw new DomainError('R102');
-            if (isUniqueViolation(error, 'rental_one_open_per_vehicle'))
-              throw new DomainError('R103', 'vehicle is already rented');
-            throw error;
-          }
-          return outcome(rental, allowanceMinutes);
+        reserve(input).catch(async (error: unknown) => {
+          // A reservation refused by the start requirements leaves the check on the customer's timeline.
+          if (isDomainError(error) && error.details?.report)
+            await inTenantTransaction(orm, input.tenant, async (em) => {
+              recordEvent(em, {
+                type: 'RENTAL_REQUIREMENTS_START_CHECK',
+                createdAt: new Date(input.at),
+                branchId: input.branchId,
+                vehicleId: input.vehicleId,
+                customerId: input.customerId,
+                adminSubject: input.requestedBy,
+                description: `start requirements failed: ${error.message}`,
+                payload: { passed: false, code: error.code, report: error.details!.report },
+                idempotencyKey: `${activityIdempotencyKey()}/start-check`,
+              });
+            }).catch(() => undefined);
+          throw error;
         }),
       );
     },
@@ -475,7 +593,7 @@ export function createRentalActivities(deps: RentalActivityDeps) {
      * asked twice; database faults retry like any activity.
      */
     async performRentalTransition(input: PerformRentalTransitionInput): Promise<RecordedTransition> {
-      return withHeartbeat(() => performTransition(input));
+      return withHeartbeat(() => asActivity(() => performTransition(input)));
     },
 
     /** Records bought reservation minutes (buy-reservation): the longer expiry and the event; idempotent. */

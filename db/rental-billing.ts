@@ -164,6 +164,7 @@ export async function finaliseRentalBilling(
   price.priceV4.lines.forEach((line, index) =>
     em.create(InvoiceLine, { ...line, invoice, position: index + 1 }),
   );
+  rental.invoice = invoice;
   await em.flush();
   return { price, invoice };
 }
@@ -173,9 +174,7 @@ async function skipsPreAuthorization(em: EntityManager, rental: Rental): Promise
   const customer = await em.findOneOrFail(Customer, rental.customer.id);
   if (customer.skipPreAuth) return true;
   if (!rental.userGroup) return false;
-  // Groups carry the flag once the requirements work adds it to the account; until then only customers do.
-  const group = (await em.findOne(UserGroup, rental.userGroup.id)) as
-    (UserGroup & { skipPreAuth?: boolean }) | null;
+  const group = await em.findOne(UserGroup, rental.userGroup.id);
   return group?.skipPreAuth === true;
 }
 
@@ -211,6 +210,7 @@ export async function holdRentalDeposit(
     heldAt: options.at,
     idempotencyKey: options.idempotencyKey,
   });
+  rental.deposit = deposit;
   await em.flush();
   return deposit;
 }

@@ -18,6 +18,7 @@ import { seedPricing } from './seed/pricing.js';
 import { seedFleet } from './seed/fleet.js';
 import { seedCustomers } from './seed/customers.js';
 import { seedGeography } from './seed/geography.js';
+import { seedRentalRequirements } from './seed/rental-requirements.js';
 
 export const DEMO_TENANT = 'demo';
 /** The district branch that holds the seeded fleet. */
@@ -233,6 +234,7 @@ export async function seedTenant(
     await seedGeography(tx, { tenant, city, district: mitte, cars });
     await tx.flush();
     await seedFleet(tx, tenantId);
+    seedRentalRequirements(tx, { tenant, branch: spandau });
     return {
       tenant: tenantId,
       businessUnitId: unit.id,

@@ -1,6 +1,8 @@
 // The MQTT contract between the fleetflow backend and vehicles (see docs/device-protocol.md).
 // Pure: no I/O, no Node-only APIs, so workflows, activities, the API and devices can all import it.
 
+import type { VehicleSensors } from '../domain/vehicle.js';
+
 /** Root of every fleetflow topic, so all traffic can be ACL'd and bridged with one prefix. */
 export const topicRoot = 'fleetflow';
 
@@ -134,6 +136,41 @@ export interface VehicleTelemetry {
   batteries?: BatteryInfo[];
   /** Maximum capacity of the traction battery in watt-hours. */
   batteryMaxCapacityWh?: number;
+  /** Equipment sensors the vehicle has (end requirements read them); absent keys: no such sensor. */
+  sensors?: EquipmentSensors;
+}
+
+/**
+ * Equipment state a device may report, in telemetry and in command replies (`data.sensors`): the
+ * backend's `VehicleSensors` (booleans, and counts 0..100 for helmets and RFID cards).
+ */
+export type EquipmentSensors = VehicleSensors;
+
+const booleanSensors = [
+  'doorsClosed',
+  'tailboxClosed',
+  'bikeLockLocked',
+  'keyInHolder',
+  'parkBrakeOn',
+  'statusTurnedOff',
+  'lockedInStation',
+] as const;
+const countSensors = ['helmetsPluggedIn', 'rfidCardsInHolder'] as const;
+
+/** Validates a sensors object: only known keys, booleans and integer counts 0..100; undefined on junk. */
+export function parseEquipmentSensors(value: unknown): EquipmentSensors | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const sensors: EquipmentSensors = {};
+  for (const [key, reading] of Object.entries(value)) {
+    if ((booleanSensors as readonly string[]).includes(key)) {
+      if (typeof reading !== 'boolean') return undefined;
+      sensors[key as (typeof booleanSensors)[number]] = reading;
+    } else if ((countSensors as readonly string[]).includes(key)) {
+      if (!Number.isInteger(reading) || !isNumberInRange(reading, 0, 100)) return undefined;
+      sensors[key as (typeof countSensors)[number]] = reading as number;
+    } else return undefined;
+  }
+  return sensors;
 }
 
 /** One battery pack of a vehicle, as reported in telemetry. */
@@ -495,6 +532,10 @@ export function parseVehicleTelemetry(payload: unknown): VehicleTelemetry | unde
     batteries: optionalField(value.batteries, isBatteryList),
     batteryMaxCapacityWh: optionalField(value.batteryMaxCapacityWh, (v): v is number =>
       isNumberInRange(v, 0, 10_000_000),
+    ),
+    sensors: optionalField(
+      value.sensors,
+      (v): v is EquipmentSensors => parseEquipmentSensors(v) !== undefined,
     ),
   };
   if (Object.values(optional).some((v) => v === invalid)) return undefined;

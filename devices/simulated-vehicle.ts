@@ -4,6 +4,7 @@ import {
   isCommandExpired,
   isVehicleCommandName,
   parseIncomingVehicleCommand,
+  type EquipmentSensors,
   type FailureReason,
   type GeoPosition,
   type IncomingVehicleCommand,
@@ -181,7 +182,26 @@ export class SimulatedVehicle {
       odometerKm: round(this.odometerKm, 3),
       hdop: round(0.7 + this.random() * 0.8, 1),
       charging: this.charging,
+      sensors: this.sensors(),
     };
+  }
+
+  /**
+   * Equipment sensors: a vehicle with a tailbox is modelled as a car (doors, key holder, parking
+   * brake, RFID card holder, turned off with the engine), one without as a two-wheeler (bike lock
+   * locked with the vehicle, one helmet in its holder).
+   */
+  sensors(): EquipmentSensors {
+    if (this.hasTailbox)
+      return {
+        doorsClosed: true,
+        tailboxClosed: !this.tailboxOpen,
+        keyInHolder: true,
+        parkBrakeOn: this.speedKmh === 0,
+        statusTurnedOff: this.powerState === 'OFF',
+        rfidCardsInHolder: 1,
+      };
+    return { bikeLockLocked: this.locked, helmetsPluggedIn: 1 };
   }
 
   /** Copy of the full state; mutating it does not affect the vehicle. */
@@ -263,6 +283,7 @@ export class SimulatedVehicle {
       alarmOn: this.alarmOn,
       ...(this.maxSpeedKmh !== undefined ? { maxSpeedKmh: this.maxSpeedKmh } : {}),
       ...(this.hasTailbox ? { tailboxOpen: this.tailboxOpen, tailboxLocked: this.tailboxLocked } : {}),
+      sensors: this.sensors(),
     };
   }
 

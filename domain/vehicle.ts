@@ -214,6 +214,8 @@ export interface VehicleReport {
   speedKmh?: number;
   hdop?: number;
   maxSpeedKmh?: number;
+  /** Equipment sensors reported; merged key by key over what the vehicle reported before. */
+  sensors?: VehicleSensors;
 }
 
 /** The vehicle fields a report updates (the Vehicle entity has them all). */
@@ -234,6 +236,7 @@ export interface ReportedVehicleFields {
   lastSeenAt?: Date | null;
   /** Device time of the newest report applied; an older report never overwrites what it set. */
   lastReportAt?: Date | null;
+  sensors?: VehicleSensors;
 }
 
 /** Whether a report is older than what the row already holds (it must then not overwrite the row). */
@@ -274,6 +277,7 @@ export function applyVehicleReport(
   if (report.speedKmh !== undefined) vehicle.speedKmh = report.speedKmh;
   if (report.hdop !== undefined) vehicle.hdop = report.hdop;
   if (report.maxSpeedKmh !== undefined) vehicle.maxSpeedKmh = report.maxSpeedKmh;
+  if (report.sensors) vehicle.sensors = { ...vehicle.sensors, ...report.sensors };
   vehicle.batteryLevel = effectiveBatteryLevel(vehicle, configuration ?? {});
   const at = new Date(report.at);
   vehicle.lastSeenAt = at;

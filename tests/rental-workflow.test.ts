@@ -336,3 +336,68 @@ test('blockRentalForSameVehicleMinutes keeps a customer from re-renting the vehi
     await reservationSettings({});
   }
 });
+
+/** Gives the seeded branch its own row of a setting for one test; the returned function removes it. */
+async function branchSetting(key: string, value: Record<string, unknown>): Promise<() => Promise<void>> {
+  const em = tenantEm(backend.orm, backend.seed.tenant);
+  const template = await em.findOneOrFail(Setting, { key: RENTAL_RESERVATION_SETTING_KEY });
+  const row = em.create(Setting, {
+    tenant: template.tenant,
+    key,
+    name: `${key} (test)`,
+    area: 'CORE',
+    valueType: 'JSON',
+    branchIds: [backend.seed.branchId],
+    value,
+  });
+  await em.flush();
+  return async () => {
+    await em.nativeDelete(Setting, { id: row.id });
+  };
+}
+
+test('a failed end requirement refuses END with its code and leaves the vehicle unlocked; an operator override ends it and records what was overridden', async () => {
+  const removeSetting = await branchSetting('rental.requirements', {
+    default: { start: [], end: ['POWER_STATE_OFF', 'IS_CHARGING'] },
+  });
+  try {
+    const { handle, input } = await reserve(12, { customerId: await newCustomer() });
+    await handle.executeUpdate(awaitReservationUpdate);
+    await operate(handle, 'START');
+    backend.simulator.ride(String(input.vehicleId), 300);
+    const refused = await failureType(operate(handle, 'END'));
+    expect(['RQ206', 'RQ211']).toContain(refused);
+    expect((await handle.query(rentalStatusQuery)).state).toBe('ACTIVE');
+    expect(backend.simulator.getVehicle(String(input.vehicleId))?.locked).toBe(false); // no LOCK was sent
+
+    const ended = await handle.executeUpdate(rentalOperationUpdate, {
+      args: [{ operationType: 'END', adminOverride: true, requestedBy: 'client:test' }],
+    });
+    expect(ended.state).toBe('ENDED');
+    const row = await rentalRow(input.rentalId);
+    expect(row.overriddenEndRequirements).toEqual(expect.arrayContaining(['IS_CHARGING']));
+    const types = await eventTypes(input.rentalId);
+    expect(types.filter((type) => type === 'RENTAL_REQUIREMENTS_END_CHECK')).toHaveLength(2);
+  } finally {
+    await removeSetting();
+  }
+});
+
+test('start requirements are checked at reservation: a failing one refuses it with its code and leaves the check on the timeline', async () => {
+  const removeSetting = await branchSetting('rental.requirements', {
+    default: { start: ['PHONE_VERIFIED'], end: [] },
+  });
+  try {
+    const customerId = await newCustomer();
+    const { handle } = await reserve(13, { customerId });
+    expect(await failureType(handle.executeUpdate(awaitReservationUpdate))).toBe('RQ102');
+    const checks = await tenantEm(backend.orm, backend.seed.tenant).find(Event, {
+      customerId,
+      type: 'RENTAL_REQUIREMENTS_START_CHECK',
+    });
+    expect(checks).toHaveLength(1);
+    expect(checks[0]!.payload).toMatchObject({ passed: false, code: 'RQ102' });
+  } finally {
+    await removeSetting();
+  }
+});

@@ -237,11 +237,27 @@ function routeHandler(route: AnyRoute, services: ApiServices, knownTenants: Set<
   };
 }
 
+/**
+ * Express matches routes in registration order: a fixed segment must be registered before a path
+ * parameter in the same place (`/rentals/requirements` before `/rentals/{rentalId}`), whichever domain
+ * declares it. The key sorts paths segment by segment with every parameter after every fixed segment.
+ */
+export function specificityKey(route: AnyRoute): string {
+  return fullPath(route)
+    .split('/')
+    .map((segment) => (segment.startsWith('{') ? '\uffff' : segment))
+    .join('\u0000');
+}
+
 /** Mounts every declaration on the app; a declaration without a handler fails here, at start. */
 export function mountRoutes(app: express.Express, routes: readonly AnyRoute[], services: ApiServices): void {
   const operationIds = new Set<string>();
   const knownTenants = new Set<string>();
-  for (const route of routes) {
+  const ordered = [...routes].sort((a, b) => {
+    const [left, right] = [specificityKey(a), specificityKey(b)];
+    return left < right ? -1 : left > right ? 1 : 0;
+  });
+  for (const route of ordered) {
     if (typeof route.handler !== 'function') throw new Error(`route ${route.operationId} has no handler`);
     if (operationIds.has(route.operationId))
       throw new Error(`operationId ${route.operationId} is declared twice`);

@@ -104,6 +104,10 @@ export class Customer extends TenantScoped {
   @Property({ type: 'boolean' })
   skipPreAuth: Opt<boolean> = false;
 
+  /** Driving licence categories (`B`, `AM`, …) the licence verification found; null: not known yet. */
+  @Property({ type: 'json', nullable: true })
+  drivingLicenseCategories?: string[] | null;
+
   @Property({ type: 'string', length: 16 })
   paymentState: Opt<'NONE' | 'PUSH_INITIATED' | 'PUSH_COMPLETED' | 'SOURCE_ADDED' | 'INVOICING'> = 'NONE';
 

@@ -8,6 +8,8 @@ import { Customer } from './Customer.js';
 import { PricingBundleVersion } from './PricingBundleVersion.js';
 import { UserGroup } from './UserGroup.js';
 import { CostCenter } from './CostCenter.js';
+import { Invoice } from './Invoice.js';
+import { Deposit } from './Deposit.js';
 import type { PriceResult } from '../../domain/pricing.js';
 import type { RentalPhaseRecord } from '../../domain/rental.js';
 import type { VehicleSensors } from '../../domain/vehicle.js';
@@ -124,6 +126,14 @@ export class Rental extends TenantScoped {
   /** End requirements that failed and were overridden by an operator at END. */
   @Property({ type: 'json', nullable: true })
   overriddenEndRequirements?: string[] | null;
+
+  /** The invoice issued when the rental ended (null: not ended, or nothing to charge). */
+  @ManyToOne({ entity: () => Invoice, ref: false, nullable: true, deleteRule: 'set null' })
+  invoice?: Invoice | null;
+
+  /** The deposit held at START, when the branch configures one. */
+  @ManyToOne({ entity: () => Deposit, ref: false, nullable: true, deleteRule: 'set null' })
+  deposit?: Deposit | null;
 
   /** The customer's cleanliness rating of the vehicle (1–5) and comment, once. */
   @Property({ type: 'smallint', nullable: true })

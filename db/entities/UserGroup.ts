@@ -52,6 +52,10 @@ export class UserGroup extends TenantScoped {
   @Property({ type: 'boolean' })
   shouldIgnoreBCategoryRentalRequirement: Opt<boolean> = false;
 
+  /** Members' business rentals start without a payment pre-authorization (the spec's skipPreAuth). */
+  @Property({ type: 'boolean', default: false })
+  skipPreAuth: Opt<boolean> = false;
+
   /** Joining by code creates a request the owner approves (true) or a membership at once (false). */
   @Property({ type: 'boolean' })
   joinRequiresApproval: Opt<boolean> = false;

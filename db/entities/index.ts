@@ -45,6 +45,7 @@ import { Invoice } from './Invoice.js';
 import { InvoiceLine } from './InvoiceLine.js';
 import { InvoiceNumberSequence } from './InvoiceNumberSequence.js';
 import { Deposit } from './Deposit.js';
+import { RentalAuthority } from './RentalAuthority.js';
 
 export {
   Tenant,
@@ -94,5 +95,6 @@ export {
   InvoiceLine,
   InvoiceNumberSequence,
   Deposit,
+  RentalAuthority,
 };
 export { TenantScoped, TENANT_FILTER } from './TenantScoped.js';

@@ -8,6 +8,8 @@ import { Migration20261122103242_geography } from './Migration20261122103242_geo
 import { Migration20261122121500_customer_search } from './Migration20261122121500_customer_search.js';
 import { Migration20261122133618_rentals } from './Migration20261122133618_rentals.js';
 import { Migration20261122134203_rental_billing } from './Migration20261122134203_rental_billing.js';
+import { Migration20261122134223_rental_authority } from './Migration20261122134223_rental_authority.js';
+import { Migration20261122142816_rental_billing_links } from './Migration20261122142816_rental_billing_links.js';
 
 /** Migrations in order; listed explicitly so every runtime (tsx, jest, bundlers) loads the same set. */
 export const migrationsList: { name: string; class: Constructor<Migration> }[] = [
@@ -19,4 +21,6 @@ export const migrationsList: { name: string; class: Constructor<Migration> }[] =
   { name: 'Migration20261122121500_customer_search', class: Migration20261122121500_customer_search },
   { name: 'Migration20261122133618_rentals', class: Migration20261122133618_rentals },
   { name: 'Migration20261122134203_rental_billing', class: Migration20261122134203_rental_billing },
+  { name: 'Migration20261122134223_rental_authority', class: Migration20261122134223_rental_authority },
+  { name: 'Migration20261122142816_rental_billing_links', class: Migration20261122142816_rental_billing_links },
 ];

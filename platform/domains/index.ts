@@ -12,6 +12,7 @@ import { accessDomain } from './access.js';
 import { financeDomain } from './finance.js';
 import { pricingDomain } from './pricing.js';
 import { geographyDomain } from './geography.js';
+import { rentalRequirementsDomain } from './rental-requirements.js';
 
 export const domains: readonly DomainModule[] = [
   organisationDomain,
@@ -24,6 +25,7 @@ export const domains: readonly DomainModule[] = [
   financeDomain,
   pricingDomain,
   geographyDomain,
+  rentalRequirementsDomain,
 ];
 
 /** Every entity class, for the ORM configuration. */

@@ -86,6 +86,10 @@ export const RentalSchema = component(
       costCenterId: Nullable(Id()),
       reason: Nullable(Type.String()),
       annotations: Type.Array(Type.String()),
+      invoiceId: Nullable(
+        Id({ description: 'Invoice issued when the rental ended; see billing-overview for its lines.' }),
+      ),
+      depositId: Nullable(Id({ description: 'Deposit held at START; released with release-deposit.' })),
       cleanlinessRating: Nullable(Type.Integer({ minimum: 1, maximum: 5 })),
       cleanlinessComment: Nullable(Type.String()),
       overriddenEndRequirements: Nullable(
@@ -228,6 +232,8 @@ export function toRentalDto(rental: Rental): Static<typeof RentalSchema> {
     costCenterId: rental.costCenter?.id ?? null,
     reason: rental.reason ?? null,
     annotations: [...rental.annotations],
+    invoiceId: rental.invoice?.id ?? null,
+    depositId: rental.deposit?.id ?? null,
     cleanlinessRating: rental.cleanlinessRating ?? null,
     cleanlinessComment: rental.cleanlinessComment ?? null,
     overriddenEndRequirements: rental.overriddenEndRequirements ?? null,
