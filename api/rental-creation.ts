@@ -1,6 +1,7 @@
 // Rental creation, shared by the operator's AdminAddRental (`POST /back/rentals`) and the app's
 // `POST /front/rentals`: the vehicle named by one identifier, the business-account context, the rental id
 // from `rental_id_seq`, the rental workflow started and awaited until the reservation is made or refused.
+import { startRequirementCodes } from '../domain/rental-requirements.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CostCenter, GroupMembership, Rental, Vehicle } from '../db/entities/index.js';
 import { businessContextRefusal, type BusinessContextRequest } from '../domain/business-rental.js';
@@ -121,6 +122,12 @@ export const rentalCreationErrors = [
   'R192',
   'ODP104',
   'ODP106',
+  // The start requirements of the branch and category, checked when the rental is created.
+  ...Object.values(startRequirementCodes),
+  'U602',
+  'U130',
+  'U144',
+  'RQ100',
 ] as const satisfies readonly ErrorCode[];
 
 /** What a creation asks for once its inputs are checked. */

@@ -3,6 +3,7 @@ import { Customer, Rental } from '../../../db/entities/index.js';
 import type { EntityManager } from '../../../db/orm.js';
 import { branchWithDescendants } from '../../../db/branches.js';
 import { DomainError } from '../../../domain/errors.js';
+import { endRequirementCodes } from '../../../domain/rental-requirements.js';
 import {
   rentalOperationTypes,
   rentalStates,
@@ -623,6 +624,9 @@ export const rentalOperationErrors = [
   'R174',
   'V502',
   'V504',
+  // A failed end requirement refuses END (unless an operator overrides it); RQ100: broken configuration.
+  ...Object.values(endRequirementCodes),
+  'RQ100',
 ] as const;
 
 export const rentalOperation = defineRoute({
