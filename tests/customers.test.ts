@@ -1154,6 +1154,16 @@ describe('operator customer tools and terms', () => {
       403,
       'AUTH002',
     );
+    // A URL needs a host name: an IPv6 literal cut short, credentials or spaces are refused by the contract.
+    for (const url of ['http://[', 'https://user@x.example/t', 'https://x.example/a b', 'ftp://x.example/t'])
+      expectError(
+        await call('POST', back('/terms-and-conditions'), {
+          token: operatorToken,
+          body: { branchId: cityBranchId, name: 'Berlin terms', url },
+        }),
+        400,
+        '0022',
+      );
     const branchTerms = await call('POST', back('/terms-and-conditions'), {
       token: operatorToken,
       body: { branchId: cityBranchId, name: 'Berlin terms', url: 'https://x.example/berlin/v1' },

@@ -401,3 +401,33 @@ test('start requirements are checked at reservation: a failing one refuses it wi
     await removeSetting();
   }
 });
+
+test('a second operation while one runs is the concurrent-processing rejection (R202)', async () => {
+  const { handle, input } = await reserve(14, { customerId: await newCustomer() });
+  await handle.executeUpdate(awaitReservationUpdate);
+  backend.simulator.setBehaviour(String(input.vehicleId), 'SILENT');
+  try {
+    const first = operate(handle, 'START');
+    const deadline = Date.now() + 5_000;
+    while ((await handle.query(rentalStatusQuery)).operationInProgress !== 'START' && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await failureType(operate(handle, 'RENEW_RESERVATION'))).toBe('R202');
+    expect(
+      await failureType(
+        handle.executeUpdate(cancelReservationUpdate, { args: [{ requestedBy: 'client:test' }] }),
+      ),
+    ).toBe('R202');
+    expect(
+      await failureType(
+        handle.executeUpdate(buyReservationUpdate, { args: [{ minutes: 5, requestedBy: 'client:test' }] }),
+      ),
+    ).toBe('R202');
+    expect(await failureType(first)).toBe('R173');
+  } finally {
+    backend.simulator.setBehaviour(String(input.vehicleId), 'NORMAL');
+  }
+  const cancelled = await handle.executeUpdate(cancelReservationUpdate, {
+    args: [{ requestedBy: 'client:test' }],
+  });
+  expect(cancelled.state).toBe('CANCELLED');
+});

@@ -38,7 +38,12 @@ export function toTerms(terms: TermsAndConditions): Static<typeof TermsSchema> {
 
 const TermsFields = {
   name: Str(200, { minLength: 1 }),
-  url: Str(2000, { minLength: 1, pattern: '^https?://[^\\u0000\\s]+$' }),
+  url: Str(2000, {
+    minLength: 1,
+    // A host name (no IPv6 literal, no credentials), optional port, then any path without spaces or NUL.
+    pattern: '^https?://[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?(/[^\\u0000\\s]*)?$',
+    description: 'http(s) URL of the terms document.',
+  }),
   content: Type.Optional(Nullable(Str(100_000))),
 };
 
