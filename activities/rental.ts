@@ -11,7 +11,7 @@ import {
   VehicleCategory,
 } from '../db/entities/index.js';
 import { recordEvent } from '../db/events.js';
-import { effectiveSetting } from '../db/settings.js';
+import { settingOrDefaults } from '../db/settings.js';
 import { categoryConfiguration } from '../db/categories.js';
 import { DomainError } from '../domain/errors.js';
 import {
@@ -218,16 +218,13 @@ export function createRentalActivities(deps: RentalActivityDeps) {
           rental.endPosition = position;
           rental.endOdometerKm = vehicle.odometerKm;
           if (input.transition === 'END') {
-            const noMovement = await effectiveSetting(
+            const thresholds = await settingOrDefaults<RentalNoMovementSettings>(
               em,
               input.tenant,
               RENTAL_NO_MOVEMENT_SETTING_KEY,
               rental.branch.id,
+              defaultNoMovementSettings,
             );
-            const thresholds = {
-              ...defaultNoMovementSettings,
-              ...(noMovement?.value as Partial<RentalNoMovementSettings> | undefined),
-            };
             if (!movedMeaningfully(rental, thresholds)) state = 'ENDED_NO_MOVEMENT';
           }
         }
@@ -270,16 +267,13 @@ export function createRentalActivities(deps: RentalActivityDeps) {
       if (!vehicle) throw new DomainError('V404');
       const category = await em.findOneOrFail(VehicleCategory, vehicle.category.id);
       const configuration = await categoryConfiguration(em, category.id);
-      const settingRow = await effectiveSetting(
+      const settings = await settingOrDefaults<RentalReservationSettings>(
         em,
         input.tenant,
         RENTAL_RESERVATION_SETTING_KEY,
         vehicle.branch.id,
+        defaultReservationSettings,
       );
-      const settings = {
-        ...defaultReservationSettings,
-        ...(settingRow?.value as Partial<RentalReservationSettings>),
-      };
       const reservedAt = new Date(input.at);
       const outcome = (rental: Rental, allowanceMinutes: number): ReservationResult => ({
         reservedAtMs: rental.reservedAt.getTime(),

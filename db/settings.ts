@@ -30,3 +30,15 @@ export async function effectiveSetting(
 ): Promise<Setting | undefined> {
   return settingForBranch(em, tenant, await em.find(Setting, { key }), branchId);
 }
+
+/** A setting's value for a branch laid over its defaults (keys the row leaves out keep their default). */
+export async function settingOrDefaults<T extends object>(
+  em: EntityManager,
+  tenant: string,
+  key: string,
+  branchId: number | undefined,
+  defaults: T,
+): Promise<T> {
+  const row = await effectiveSetting(em, tenant, key, branchId);
+  return { ...defaults, ...(row?.value as Partial<T> | undefined) };
+}

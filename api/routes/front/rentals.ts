@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox';
 import { GroupMembership, Rental } from '../../../db/entities/index.js';
 import { recordEvent } from '../../../db/events.js';
 import { DomainError } from '../../../domain/errors.js';
-import { terminalRentalStates } from '../../../domain/rental.js';
+import { terminalRentalStates, type RentalState as RentalStateName } from '../../../domain/rental.js';
 import { buyReservationUpdate, rentalOperationUpdate } from '../../../workflows/rental.messages.js';
 import {
   checkBusinessContext,
@@ -169,16 +169,24 @@ export const appListRentals = defineRoute({
   async handler(ctx) {
     const customer = await ctx.customer();
     const where: Record<string, unknown> = { customer };
-    if (ctx.query.state) where.state = { $in: ctx.query.state };
-    const [rentals, total] = await ctx.em.findAndCount(Rental, where, {
-      populate: rentalPopulate,
-      orderBy: { createdAt: 'desc', id: 'desc' },
-      limit: ctx.page.size,
-      offset: ctx.page.offset,
-    });
-    return ok(rentals.map(toRentalDto), { total });
+    return rentalPage(ctx, where);
   },
 });
+
+/** One page of rentals matching `where` (and the query's states), newest first. */
+async function rentalPage(
+  ctx: RouteContext<unknown, { state?: RentalStateName[] }>,
+  where: Record<string, unknown>,
+) {
+  const filter = ctx.query.state ? { ...where, state: { $in: ctx.query.state } } : where;
+  const [rentals, total] = await ctx.em.findAndCount(Rental, filter, {
+    populate: rentalPopulate,
+    orderBy: { createdAt: 'desc', id: 'desc' },
+    limit: ctx.page.size,
+    offset: ctx.page.offset,
+  });
+  return ok(rentals.map(toRentalDto), { total });
+}
 
 export const appListGroupRentals = defineRoute({
   operationId: 'appListGroupRentals',
@@ -208,14 +216,7 @@ export const appListGroupRentals = defineRoute({
     const managesAll = membership.canManage || membership.group.owner?.id === customer.id;
     const where: Record<string, unknown> = { userGroup: membership.group };
     if (!managesAll) where.customer = customer;
-    if (ctx.query.state) where.state = { $in: ctx.query.state };
-    const [rentals, total] = await ctx.em.findAndCount(Rental, where, {
-      populate: rentalPopulate,
-      orderBy: { createdAt: 'desc', id: 'desc' },
-      limit: ctx.page.size,
-      offset: ctx.page.offset,
-    });
-    return ok(rentals.map(toRentalDto), { total });
+    return rentalPage(ctx, where);
   },
 });
 
