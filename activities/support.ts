@@ -14,11 +14,11 @@ export function activityIdempotencyKey(): string {
 
 /**
  * Heartbeats every `intervalMs` while `work` runs, so a worker that dies mid-activity is noticed within
- * the caller's heartbeatTimeout instead of its whole startToCloseTimeout.
+ * the caller's heartbeatTimeout instead of its whole startToCloseTimeout. Work done within the first
+ * interval sends no heartbeat at all (the timeout counts from the start of the attempt).
  */
 export async function withHeartbeat<T>(work: () => Promise<T>, intervalMs = 1_000): Promise<T> {
   const context = Context.current();
-  context.heartbeat();
   const timer = setInterval(() => context.heartbeat(), intervalMs);
   try {
     return await work();

@@ -20,7 +20,6 @@ import type { rentalWorkflow } from '../workflows/rental.js';
 import { uniqueTenant } from './support/stack.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const tsxCli = path.join(root, 'node_modules/tsx/dist/cli.mjs');
 
 let orm: MikroORM;
 let seed: SeededTenant;
@@ -30,9 +29,12 @@ let client: Client;
 const taskQueue = `recovery-${randomBytes(3).toString('hex')}`;
 const workers: ChildProcess[] = [];
 
-/** Starts `workers/main.ts` as its own process and resolves once it polls the task queue. */
+/**
+ * Starts `workers/main.ts` as its own process (one process: node with tsx as its loader, so SIGKILL
+ * really kills the worker) and resolves once it polls the task queue.
+ */
 async function startWorkerProcess(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [tsxCli, 'workers/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], {
     cwd: root,
     env: {
       ...process.env,
