@@ -156,7 +156,10 @@ export function createRentalActivities(deps: RentalActivityDeps) {
   const { orm } = deps;
   const delivery = createCommandDelivery(deps);
 
-  /** Records one row of the transition table (see recordRentalTransition), with the billing it implies. */
+  /**
+   * Records one row of the transition table (domain/rental.ts) with what the vehicle reported, the
+   * billing it implies and its event, in one transaction; idempotent per activity.
+   */
   async function recordTransition(
     input: RecordRentalTransitionInput,
     idempotencyKey: string,
