@@ -1,7 +1,15 @@
 // Rentals through both interfaces end to end (real PostgreSQL, Temporal, MQTT and simulated vehicles):
 // the app's own rental flow for a signed-in customer, ownership (A102), business-account context, the
 // cleanliness rating, and the operator's list filters, export, passed-through listing and routes.
-import { Rental, Vehicle, VehicleTelemetry, Event, UserGroup, CostCenter } from '../db/entities/index.js';
+import {
+  Rental,
+  Vehicle,
+  VehicleTelemetry,
+  Event,
+  UserGroup,
+  CostCenter,
+  Invoice,
+} from '../db/entities/index.js';
 import { tenantEm } from '../db/orm.js';
 import { demoAppClient, demoOperatorClient, seedTenant, type SeededTenant } from '../db/seed.js';
 import { demoCustomer, demoGroupCode } from '../db/seed/customers.js';
@@ -534,6 +542,51 @@ describe('business rentals', () => {
     expect(
       (await call('DELETE', back(`/rentals/${adminBusiness.body.id}`), { token: operatorToken })).status,
     ).toBe(200);
+  });
+
+  test('an ended business rental is a BUSINESS invoice of the account; its billing summary is for managers only', async () => {
+    const group = await em().findOneOrFail(UserGroup, { code: demoGroupCode });
+    const ops = await em().findOneOrFail(CostCenter, { group, code: 'OPS' });
+    const vehicle = takeVehicle();
+    const rental = await call('POST', front('/rentals'), {
+      token: benToken,
+      body: { vehicleId: vehicle.id, userGroupId: group.id, costCenterId: ops.id, reason: 'Site visit' },
+    });
+    expect(rental.status).toBe(201);
+    const id = rental.body.id;
+    expect((await operate(benToken, id, 'START')).status).toBe(200);
+    stack.backend.simulator.ride(String(vehicle.id), 400);
+    const ended = await operate(benToken, id, 'END');
+    expect(ended.body).toMatchObject({ state: 'ENDED', userGroupId: group.id });
+    expect(ended.body.invoiceId).toEqual(expect.any(Number));
+    const invoice = await em().findOneOrFail(Invoice, ended.body.invoiceId);
+    expect(invoice).toMatchObject({ type: 'BUSINESS', totalGross: ended.body.priceV4.totals.gross });
+
+    const summary = (query = '') =>
+      call('GET', front(`/groups-management/${group.id}/billing-summary${query}`), { token: annaToken });
+    const all = await summary();
+    expect(all.status).toBe(200);
+    const eur = all.body.currencies.find(
+      (entry: { currency: string }) => entry.currency === invoice.currency,
+    );
+    expect(eur.invoiceCount).toBeGreaterThanOrEqual(1);
+    expect(eur.costCenters).toEqual(
+      expect.arrayContaining([expect.objectContaining({ costCenterId: ops.id })]),
+    );
+    const past = await summary('?to=2020-01-01T00:00:00Z');
+    expect(past.body.currencies).toEqual([]);
+    expectError(await summary('?from=2030-01-01T00:00:00Z&to=2020-01-01T00:00:00Z'), 400, '0022');
+    // A member who does not manage the account: A100; someone outside it: UG404.
+    expectError(
+      await call('GET', front(`/groups-management/${group.id}/billing-summary`), { token: benToken }),
+      403,
+      'A100',
+    );
+    expectError(
+      await call('GET', front(`/groups-management/${group.id}/billing-summary`), { token: claraToken }),
+      404,
+      'UG404',
+    );
   });
 });
 

@@ -1,6 +1,7 @@
 // Business accounts in the app: membership (/groups) for every customer, management (/groups-management)
 // for the owner and members the owner lets manage. Everything is confined to the signed-in customer.
 import { Type } from '@sinclair/typebox';
+import { Decimal } from 'decimal.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CostCenter, Customer, GroupMembership, UserGroup } from '../../../db/entities/index.js';
 import { addMembers, approveRequest, createGroup, groupOrFail } from '../../../db/groups.js';
@@ -522,6 +523,111 @@ export const decideManagedGroupRequest = defineRoute({
   },
 });
 
+const BillingSummary = component(
+  'GroupBillingSummary',
+  Type.Object(
+    {
+      userGroupId: Id(),
+      from: Nullable(DateTime()),
+      to: Nullable(DateTime()),
+      currencies: Type.Array(
+        Type.Object(
+          {
+            currency: Type.String(),
+            invoiceCount: Type.Integer({ minimum: 0 }),
+            totalNet: Type.String(),
+            totalTax: Type.String(),
+            totalGross: Type.String(),
+            openGross: Type.String({ description: 'Gross of the invoices still OPEN.' }),
+            costCenters: Type.Array(
+              Type.Object(
+                {
+                  costCenterId: Nullable(Id()),
+                  invoiceCount: Type.Integer({ minimum: 0 }),
+                  totalGross: Type.String(),
+                },
+                { additionalProperties: false },
+              ),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+/**
+ * `GET /groups-management/{userGroupId}/billing-summary`: what the business account was invoiced for its
+ * business rentals, per currency and cost center, over an optional period of invoice dates.
+ */
+export const getManagedGroupBillingSummary = defineRoute({
+  operationId: 'getManagedGroupBillingSummary',
+  method: 'get',
+  path: '/groups-management/{userGroupId}/billing-summary',
+  interface: 'front',
+  summary: "My business account's invoices, summed per currency and cost center",
+  description:
+    'Business invoices of the account (refunding invoices excluded) issued in [from, to); amounts are decimal strings.',
+  tags: ['Groups'],
+  params: Type.Object({ userGroupId: Id() }),
+  query: Type.Object({
+    from: Type.Optional(DateTime({ description: 'Issued at or after (inclusive).' })),
+    to: Type.Optional(DateTime({ description: 'Issued before (exclusive).' })),
+  }),
+  access: { customer: 'only accounts the caller manages.' },
+  responses: { 200: { description: 'The summary', schema: BillingSummary } },
+  errors: ['UG404', 'A100', '0022'],
+  async handler(ctx) {
+    const group = await managedGroup(ctx as unknown as ManageCtx);
+    const { from, to } = ctx.query;
+    if (from && to && Date.parse(from) >= Date.parse(to))
+      throw new DomainError('0022', '`from` must be before `to`');
+    const rows = await ctx.em.getConnection().execute<
+      {
+        currency: string;
+        cost_center_id: number | null;
+        invoice_count: number;
+        net: string;
+        tax: string;
+        gross: string;
+        open_gross: string;
+      }[]
+    >(
+      `select currency, cost_center_id, count(*)::int as invoice_count,
+              sum(total_net)::text as net, sum(total_tax)::text as tax, sum(total_gross)::text as gross,
+              coalesce(sum(total_gross) filter (where state = 'OPEN'), 0)::text as open_gross
+         from invoice
+        where tenant_id = ? and user_group_id = ? and refunded_invoice_id is null
+          and (?::timestamptz is null or issued_at >= ?::timestamptz)
+          and (?::timestamptz is null or issued_at < ?::timestamptz)
+        group by currency, cost_center_id
+        order by currency, cost_center_id nulls first`,
+      [ctx.tenant, group.id, from ?? null, from ?? null, to ?? null, to ?? null],
+    );
+    const currencies = [...new Set(rows.map((row) => row.currency))].map((currency) => {
+      const mine = rows.filter((row) => row.currency === currency);
+      const sum = (pick: (row: (typeof rows)[number]) => string) =>
+        mine.reduce((total, row) => total.plus(pick(row)), new Decimal(0)).toFixed();
+      return {
+        currency,
+        invoiceCount: mine.reduce((total, row) => total + row.invoice_count, 0),
+        totalNet: sum((row) => row.net),
+        totalTax: sum((row) => row.tax),
+        totalGross: sum((row) => row.gross),
+        openGross: sum((row) => row.open_gross),
+        costCenters: mine.map((row) => ({
+          costCenterId: row.cost_center_id,
+          invoiceCount: row.invoice_count,
+          totalGross: new Decimal(row.gross).toFixed(),
+        })),
+      };
+    });
+    return ok({ userGroupId: group.id, from: from ?? null, to: to ?? null, currencies });
+  },
+});
+
 export const frontGroupRoutes = [
   listMyGroups,
   listMyGroupRequests,
@@ -539,4 +645,5 @@ export const frontGroupRoutes = [
   updateManagedGroupMember,
   listManagedGroupRequests,
   decideManagedGroupRequest,
+  getManagedGroupBillingSummary,
 ];
