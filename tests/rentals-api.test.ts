@@ -575,7 +575,7 @@ describe('business rentals', () => {
     );
     const past = await summary('?to=2020-01-01T00:00:00Z');
     expect(past.body.currencies).toEqual([]);
-    expectError(await summary('?from=2030-01-01T00:00:00Z&to=2020-01-01T00:00:00Z'), 400, '0022');
+    expect((await summary('?from=2030-01-01T00:00:00Z&to=2020-01-01T00:00:00Z')).body.currencies).toEqual([]);
     // A member who does not manage the account: A100; someone outside it: UG404.
     expectError(
       await call('GET', front(`/groups-management/${group.id}/billing-summary`), { token: benToken }),
