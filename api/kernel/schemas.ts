@@ -61,6 +61,18 @@ export const ScalarProperties = (maxProperties: number, options: ObjectOptions =
 export const DateTime = (options: SchemaOptions = {}) =>
   Type.String({ format: 'date-time', maxLength: 40, ...options });
 
+/**
+ * A `DateTime()` value as an instant PostgreSQL can hold: any offset the format allows (±23:59, beyond
+ * PostgreSQL's ±15:59) is resolved here, a leap second (`:60`) counts as the second before, and years
+ * are clamped to 1900–9999, so every schema-valid date-time filters instead of failing.
+ */
+export function clampedInstant(value: string): Date {
+  let ms = Date.parse(value);
+  if (!Number.isFinite(ms)) ms = Date.parse(value.replace(/:60(?=(\.[0-9]+)?(Z|z|[+-]))/, ':59'));
+  if (!Number.isFinite(ms)) ms = Date.UTC(1900, 0, 1);
+  return new Date(Math.min(Math.max(ms, Date.UTC(1900, 0, 1)), Date.UTC(9999, 11, 31)));
+}
+
 /** `T | null`: the field is always present in responses, null when unknown. */
 export const Nullable = <T extends TSchema>(schema: T): TUnion<[T, TNull]> =>
   Type.Union([schema, Type.Null()]);

@@ -49,6 +49,7 @@ import {
 import type { ExecutedVehicleCommand } from '../../../activities/fleet.js';
 import { created, defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';
 import {
+  clampedInstant,
   component,
   DateTime,
   Id,
@@ -253,9 +254,6 @@ function assertRealDate(value: string | null | undefined): void {
     throw new DomainError('0022', `${value} is not a calendar date`);
 }
 
-/** An instant clamped to what the history can hold, so any valid date-time filters instead of failing. */
-const clampedInstant = (value: string) =>
-  new Date(Math.min(Math.max(Date.parse(value), Date.UTC(1900, 0, 1)), Date.UTC(9999, 11, 31)));
 const VehicleList = Type.Array(VehicleSchema);
 
 const sortPattern = '^(id|code|createdAt|stateOfCharge|serviceStateV2|rentalState)(,(asc|desc|ASC|DESC))?$';

@@ -9,7 +9,7 @@ import { termsStateOf } from '../../../db/identity.js';
 import { DomainError } from '../../../domain/errors.js';
 import { assertTermsAccepted, membershipStates } from '../../../domain/customer.js';
 import { created, defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';
-import { component, DateTime, Id, Nullable, Str, StringEnum } from '../../kernel/schemas.js';
+import { clampedInstant, component, DateTime, Id, Nullable, Str, StringEnum } from '../../kernel/schemas.js';
 import {
   applyGroupUpdate,
   GroupAddress,
@@ -603,7 +603,11 @@ export const getManagedGroupBillingSummary = defineRoute({
           and (?::timestamptz is null or issued_at < ?::timestamptz)
         group by currency, cost_center_id
         order by currency, cost_center_id nulls first`,
-      [ctx.tenant, group.id, from ?? null, from ?? null, to ?? null, to ?? null],
+      [
+        ctx.tenant,
+        group.id,
+        ...[from, from, to, to].map((bound) => bound && clampedInstant(bound).toISOString()),
+      ].map((value) => value ?? null),
     );
     const currencies = [...new Set(rows.map((row) => row.currency))].map((currency) => {
       const mine = rows.filter((row) => row.currency === currency);
