@@ -44,7 +44,7 @@ import {
 } from './fleet.js';
 import type { ActivityDeps } from '../platform/domains/domain.js';
 import { finaliseRentalBilling, holdRentalDeposit, pinRentalPricing } from '../db/rental-billing.js';
-import { endRequirementsReport, startRequirementsReport } from '../db/rental-requirements.js';
+import { assertStartRequirements, endRequirementsReport } from '../db/rental-requirements.js';
 import { applyEndOverrides, assertRequirementsPassed } from '../domain/rental-requirements.js';
 import { isDomainError } from '../domain/errors.js';
 import { rentalWorkflowId } from '../workflows/rental.messages.js';
@@ -303,14 +303,6 @@ export function createRentalActivities(deps: RentalActivityDeps) {
       const customer = await em.findOne(Customer, input.customerId);
       if (!customer) throw new DomainError('U106');
       if (customer.isBlocked) throw new DomainError('U131');
-      // Start requirements of the branch and category (none when unconfigured): checked once, at creation.
-      const startCheck = await startRequirementsReport(em, input.tenant, {
-        customerId: customer.id,
-        branchId: vehicle.branch.id,
-        vehicleCategoryId: category.id,
-        userGroupId: input.userGroupId,
-        at: reservedAt,
-      });
       if (!category.bookable)
         throw new DomainError('R104', `vehicle category "${category.name}" is not bookable`);
       const readiness = vehicleReadiness({
@@ -387,24 +379,28 @@ export function createRentalActivities(deps: RentalActivityDeps) {
       if (input.costCenterId !== undefined && !costCenter)
         throw new DomainError('UG408', `cost center ${input.costCenterId} not found`);
 
-      if (startCheck.evaluated && !startCheck.passed)
-        assertRequirementsPassed(
-          {
-            passed: false,
-            requirements: startCheck.requirements.map((r) => ({ ...r, passed: r.passed ?? true })),
-          },
-          { report: startCheck },
-        );
+      // Start requirements of the branch and category (none when unconfigured): checked once, at creation.
+      const startCheck = await assertStartRequirements(em, input.tenant, {
+        customerId: customer.id,
+        branchId: vehicle.branch.id,
+        vehicleCategoryId: category.id,
+        userGroupId: input.userGroupId,
+        at: reservedAt,
+      });
+      // Every event of the reservation shares these fields.
+      const about = {
+        createdAt: reservedAt,
+        branchId: vehicle.branch.id,
+        vehicleId: vehicle.id,
+        rentalId: input.rentalId,
+        customerId: customer.id,
+        adminSubject: input.requestedBy,
+      };
 
       if (startCheck.profile !== null)
         recordEvent(em, {
           type: 'RENTAL_REQUIREMENTS_START_CHECK',
-          createdAt: reservedAt,
-          branchId: vehicle.branch.id,
-          vehicleId: vehicle.id,
-          rentalId: input.rentalId,
-          customerId: customer.id,
-          adminSubject: input.requestedBy,
+          ...about,
           description: 'start requirements passed',
           payload: { passed: true, profile: startCheck.profile, requirements: startCheck.requirements },
           idempotencyKey: `${activityIdempotencyKey()}/start-check`,
@@ -428,15 +424,9 @@ export function createRentalActivities(deps: RentalActivityDeps) {
       vehicle.rentalState = 'RESERVATION';
       recordEvent(em, {
         type: 'RENTAL_RESERVATION',
-        createdAt: reservedAt,
-        branchId: vehicle.branch.id,
-        vehicleId: vehicle.id,
-        rentalId: input.rentalId,
-        customerId: customer.id,
-        adminSubject: input.requestedBy,
+        ...about,
         description: `vehicle ${vehicle.code} reserved for ${grantedMinutes} minutes`,
         payload: {
-          startRequirements: startCheck.evaluated ? startCheck.requirements : [],
           reservationMinutes: grantedMinutes,
           pricingBundleVersionId: pricingVersion.id,
           userGroupId: input.userGroupId ?? null,
