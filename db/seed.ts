@@ -19,6 +19,7 @@ import { seedFleet } from './seed/fleet.js';
 import { seedCustomers } from './seed/customers.js';
 import { seedGeography } from './seed/geography.js';
 import { seedRentalRequirements } from './seed/rental-requirements.js';
+import { seedBookings } from './seed/bookings.js';
 
 export const DEMO_TENANT = 'demo';
 /** The district branch that holds the seeded fleet. */
@@ -63,6 +64,8 @@ export interface SeededTenant {
   /** A sibling branch the operator client holds no role on (for denial paths). */
   otherBranchId: number;
   customerIds: number[];
+  /** The demo booking stations (branches under the city): three cars at the first, one at the second. */
+  bookingStationIds: [number, number];
 }
 
 /** Seeds the demo tenant once (skips when it exists). */
@@ -160,6 +163,7 @@ export async function seedTenant(
       });
     });
     seedPricing(tx, { tenant, businessUnit: unit, branch: city, scooters, cars });
+    const stations = seedBookings(tx, { tenant, businessUnit: unit, city, cars });
     const customers = [
       ['anna.schmidt@example.com', 'Anna', 'Schmidt'],
       ['ben.mueller@example.com', 'Ben', 'Müller'],
@@ -179,7 +183,8 @@ export async function seedTenant(
     const operations = tx.create(Role, {
       tenant,
       name: 'Fleet operations',
-      permissions: [...permissions.operational],
+      // Bookings inside the lead time and the advance limit stay an administrator's privilege.
+      permissions: permissions.operational.filter((name) => name !== 'BOOKING_IGNORE_TIME_CONSTRAINTS'),
     });
     const finance = tx.create(Role, { tenant, name: 'Finance', permissions: [...permissions.finance] });
     tx.create(Role, { tenant, name: 'Administrator', permissions: [...permissions.all] });
@@ -242,6 +247,7 @@ export async function seedTenant(
       branchId: mitte.id,
       otherBranchId: spandau.id,
       customerIds: customerRows.map((customer) => customer.id),
+      bookingStationIds: [stations.mainStation.id, stations.secondStation.id],
     };
   });
 }

@@ -13,6 +13,7 @@ import { Customer } from './Customer.js';
 import { Rental } from './Rental.js';
 import { UserGroup } from './UserGroup.js';
 import { CostCenter } from './CostCenter.js';
+import { Booking } from './Booking.js';
 
 /**
  * An invoice of a business unit to a customer (REGULAR) or to a business account (BUSINESS). A rental
@@ -25,6 +26,11 @@ import { CostCenter } from './CostCenter.js';
 @Unique({
   name: 'invoice_one_per_rental',
   properties: ['tenant', 'rental'],
+  where: `"refunded_invoice_id" is null`,
+})
+@Unique({
+  name: 'invoice_one_per_booking',
+  properties: ['tenant', 'booking'],
   where: `"refunded_invoice_id" is null`,
 })
 @Index({ properties: ['tenant', 'businessUnit', 'state'] })
@@ -52,6 +58,10 @@ export class Invoice extends TenantScoped {
 
   @ManyToOne({ entity: () => Rental, ref: false, nullable: true })
   rental?: Rental | null;
+
+  /** The booking the invoice bills (its trip, or its cancellation or no-show fee). */
+  @ManyToOne({ entity: () => Booking, ref: false, nullable: true })
+  booking?: Booking | null;
 
   /** Business invoices: the business account and cost center the rental was booked on. */
   @ManyToOne({ entity: () => UserGroup, ref: false, nullable: true })

@@ -1,4 +1,6 @@
 import { Tenant } from './Tenant.js';
+import { Booking } from './Booking.js';
+import { BookingStation } from './BookingStation.js';
 import { BusinessUnit } from './BusinessUnit.js';
 import { Branch } from './Branch.js';
 import { VehicleCategory } from './VehicleCategory.js';
@@ -96,5 +98,7 @@ export {
   InvoiceNumberSequence,
   Deposit,
   RentalAuthority,
+  Booking,
+  BookingStation,
 };
 export { TenantScoped, TENANT_FILTER } from './TenantScoped.js';

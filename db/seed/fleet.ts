@@ -40,7 +40,9 @@ export async function seedFleet(tx: EntityManager, tenant: string): Promise<void
     }),
   );
   tx.create(IotModule, { tenant, externalId: 'IMEI-SPARE-0001', name: 'Spare module', state: 'UNASSIGNED' });
-  const [outOfOrder, flat, charging] = vehicles.slice(-3);
+  // The on-demand fleet only: the booking stations' cars stay ready for bookings.
+  const onDemand = vehicles.filter((vehicle) => vehicle.branch.operationMode === 'ON_DEMAND');
+  const [outOfOrder, flat, charging] = onDemand.slice(-3);
   if (outOfOrder) outOfOrder.serviceStateV2 = 'SERVICE_WORKSHOP';
   if (flat) flat.stateOfCharge = 8;
   if (charging) {

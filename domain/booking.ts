@@ -1,0 +1,296 @@
+// Pure booking rules shared by the API, activities and workflows (no I/O, no Node built-ins).
+//
+// A booking reserves a vehicle category (or a named vehicle) at a booking station for a window. Its
+// workflow owns the timeline (docs/bookings.md): approval, delivery of a vehicle, check-in, pickup into a
+// rental, and the end states. These functions decide what the timeline allows; they never read a clock
+// themselves (callers pass `nowMs`), so workflows can use them deterministically.
+
+export const bookingStates = [
+  'BOOKED',
+  'APPROVED',
+  'DELIVERED',
+  'SUCCESSFUL',
+  'CANCELED',
+  'ABORTED',
+  'EXPIRED',
+  'DECLINED',
+] as const;
+export type BookingState = (typeof bookingStates)[number];
+
+/** States in which a booking holds its vehicle (or a unit of its category's capacity) for its window. */
+export const holdingBookingStates: readonly BookingState[] = ['BOOKED', 'APPROVED', 'DELIVERED'];
+
+/** States a booking never leaves. */
+export const terminalBookingStates: readonly BookingState[] = [
+  'SUCCESSFUL',
+  'CANCELED',
+  'ABORTED',
+  'EXPIRED',
+  'DECLINED',
+];
+
+export const bookingTypes = ['STATION', 'FLOATING'] as const;
+export type BookingType = (typeof bookingTypes)[number];
+
+export const bookingRentalTypes = ['PRIVATE', 'BUSINESS'] as const;
+export type BookingRentalType = (typeof bookingRentalTypes)[number];
+
+/** Approval of a booking created as a request (`bookingRequest: true`); null for a plain booking. */
+export const bookingApprovalStates = ['PENDING', 'APPROVED', 'DECLINED'] as const;
+export type BookingApprovalState = (typeof bookingApprovalStates)[number];
+
+/** Where a booking's trip goes relative to a branch (the list filter directionsRelativeToBranch). */
+export const bookingDirections = ['INBOUND', 'OUTBOUND', 'ROUND_TRIP'] as const;
+export type BookingDirection = (typeof bookingDirections)[number];
+
+/** Kinds of conflict a booking window can run into (validation results carry it as conflictType). */
+export const bookingConflictTypes = [
+  'VEHICLE_UNAVAILABLE',
+  'CATEGORY_UNAVAILABLE',
+  'STATION_CAPACITY_EXCEEDED',
+  'COOLDOWN_OVERLAP',
+  'STATION_CLOSED',
+] as const;
+export type BookingConflictType = (typeof bookingConflictTypes)[number];
+
+/** The `booking.settings` setting (per branch, tenant fallback on branch 0): the timeline's clocks. */
+export interface BookingSettings {
+  /** A booking must start at least this far ahead (operators may pass ignoreTimeConstraints). */
+  minLeadMinutes: number;
+  /** And at most this far ahead. */
+  maxAdvanceDays: number;
+  /** Longest booking window. */
+  maxDurationDays: number;
+  /** Shortest booking window. */
+  minDurationMinutes: number;
+  /** A request still awaiting approval this long before its start expires (EXPIRED). */
+  approvalDeadlineMinutesBeforeStart: number;
+  /** The workflow delivers a vehicle on its own this long before the start when none was delivered yet. */
+  autoDeliveryMinutesBeforeStart: number;
+  /** Check-in and pickup open this long before the start. */
+  pickupEarlyMinutes: number;
+  /** Pickup stays possible this long after the start; then the booking is a no-show (EXPIRED). */
+  pickupLateMinutes: number;
+  /** Fee charged for a no-show (decimal string, "0" for none). */
+  noShowFee: string;
+  /** A running booking's rental is overdue this long after the booking's end. */
+  overdueGraceMinutes: number;
+  /** Granularity of the drop-off time slots. */
+  dropoffSlotMinutes: number;
+}
+
+export const BOOKING_SETTINGS_KEY = 'booking.settings';
+
+export const defaultBookingSettings: BookingSettings = {
+  minLeadMinutes: 15,
+  maxAdvanceDays: 365,
+  maxDurationDays: 30,
+  minDurationMinutes: 30,
+  approvalDeadlineMinutesBeforeStart: 60,
+  autoDeliveryMinutesBeforeStart: 120,
+  pickupEarlyMinutes: 30,
+  pickupLateMinutes: 60,
+  noShowFee: '0',
+  overdueGraceMinutes: 15,
+  dropoffSlotMinutes: 30,
+};
+
+const MINUTE_MS = 60_000;
+const DAY_MS = 24 * 60 * MINUTE_MS;
+
+/** A half-open interval on the clock, epoch milliseconds. */
+export interface Interval {
+  startMs: number;
+  endMs: number;
+}
+
+/** Whether two half-open intervals overlap. */
+export function overlaps(a: Interval, b: Interval): boolean {
+  return a.startMs < b.endMs && b.startMs < a.endMs;
+}
+
+/**
+ * The time a booking holds its vehicle: its window widened by the cooldowns of its start and end stations
+ * (preparation before the pickup, cleaning and charging after the return).
+ */
+export function heldInterval(
+  window: Interval,
+  cooldown: { startStationCooldownMinutes: number; endStationCooldownMinutes: number },
+): Interval {
+  return {
+    startMs: window.startMs - cooldown.startStationCooldownMinutes * MINUTE_MS,
+    endMs: window.endMs + cooldown.endStationCooldownMinutes * MINUTE_MS,
+  };
+}
+
+/**
+ * Why a requested window cannot be booked (catalogue code and reason), or undefined. `ignoreTimeConstraints`
+ * (operators with the privilege) lifts the lead time and the advance limit, never the window's own sense.
+ */
+export function bookingWindowRefusal(
+  window: Interval,
+  nowMs: number,
+  settings: BookingSettings,
+  { ignoreTimeConstraints = false } = {},
+): { code: 'B301'; reason: string } | undefined {
+  if (!Number.isSafeInteger(window.startMs) || !Number.isSafeInteger(window.endMs))
+    return { code: 'B301', reason: 'startTime and endTime must be valid date-times' };
+  if (window.endMs <= window.startMs) return { code: 'B301', reason: 'endTime must be after startTime' };
+  const duration = window.endMs - window.startMs;
+  if (duration < settings.minDurationMinutes * MINUTE_MS)
+    return { code: 'B301', reason: `a booking lasts at least ${settings.minDurationMinutes} minutes` };
+  if (duration > settings.maxDurationDays * DAY_MS)
+    return { code: 'B301', reason: `a booking lasts at most ${settings.maxDurationDays} days` };
+  if (ignoreTimeConstraints) return undefined;
+  if (window.startMs < nowMs + settings.minLeadMinutes * MINUTE_MS)
+    return {
+      code: 'B301',
+      reason: `a booking starts at least ${settings.minLeadMinutes} minutes from now`,
+    };
+  if (window.startMs > nowMs + settings.maxAdvanceDays * DAY_MS)
+    return { code: 'B301', reason: `a booking starts at most ${settings.maxAdvanceDays} days ahead` };
+  return undefined;
+}
+
+/** When pickup (and check-in) is possible: from `pickupEarlyMinutes` before the start to `pickupLateMinutes` after. */
+export function pickupWindow(startMs: number, settings: BookingSettings): Interval {
+  return {
+    startMs: startMs - settings.pickupEarlyMinutes * MINUTE_MS,
+    endMs: startMs + settings.pickupLateMinutes * MINUTE_MS,
+  };
+}
+
+/** The moments the booking workflow acts on its own. */
+export interface BookingDeadlines {
+  /** A request still PENDING then expires. */
+  approvalDeadlineMs: number;
+  /** An undelivered booking gets a vehicle delivered automatically from then on. */
+  autoDeliveryAtMs: number;
+  /** Not picked up by then: no-show (EXPIRED); no vehicle delivered by then: ABORTED. */
+  noShowAtMs: number;
+  /** The rental of the booking is overdue from then on. */
+  overdueAtMs: number;
+}
+
+/** The booking's deadlines from its window and the branch's settings. */
+export function bookingDeadlines(window: Interval, settings: BookingSettings): BookingDeadlines {
+  return {
+    approvalDeadlineMs: window.startMs - settings.approvalDeadlineMinutesBeforeStart * MINUTE_MS,
+    autoDeliveryAtMs: window.startMs - settings.autoDeliveryMinutesBeforeStart * MINUTE_MS,
+    noShowAtMs: pickupWindow(window.startMs, settings).endMs,
+    overdueAtMs: window.endMs + settings.overdueGraceMinutes * MINUTE_MS,
+  };
+}
+
+/** The facts about a booking that decide which operations it allows. */
+export interface BookingFacts {
+  state: BookingState;
+  approvalState: BookingApprovalState | null;
+  hasVehicle: boolean;
+  hasRental: boolean;
+}
+
+export const bookingOperations = [
+  'UPDATE',
+  'APPROVE',
+  'DECLINE',
+  'DELIVER',
+  'CHECK_IN',
+  'PICKUP',
+  'CANCEL',
+] as const;
+export type BookingOperation = (typeof bookingOperations)[number];
+
+/**
+ * Why the booking's state forbids an operation (B304: wrong state; B307: not awaiting approval; B312: the
+ * booking already runs as a rental), or undefined when the state allows it. Time windows and
+ * requirements are checked separately.
+ */
+export function bookingOperationRefusal(
+  operation: BookingOperation,
+  facts: BookingFacts,
+): { code: 'B304' | 'B307' | 'B312'; reason: string } | undefined {
+  if (terminalBookingStates.includes(facts.state))
+    return { code: 'B304', reason: `the booking is ${facts.state}` };
+  if (facts.hasRental) return { code: 'B312', reason: 'the booking was picked up; its rental is running' };
+  const pending = facts.approvalState === 'PENDING';
+  switch (operation) {
+    case 'APPROVE':
+    case 'DECLINE':
+      return pending ? undefined : { code: 'B307', reason: 'the booking is not awaiting approval' };
+    case 'DELIVER':
+      return pending
+        ? { code: 'B304', reason: 'the booking awaits approval; approve it before delivering' }
+        : undefined;
+    case 'CHECK_IN':
+    case 'PICKUP':
+      return facts.state === 'DELIVERED'
+        ? undefined
+        : { code: 'B304', reason: `the booking is ${facts.state}; a vehicle must be delivered first` };
+    case 'UPDATE':
+    case 'CANCEL':
+      return undefined;
+  }
+}
+
+/** How a booking ended, from how its rental ended: the trip happened (SUCCESSFUL) or never started (ABORTED). */
+export function bookingStateAfterRental(rentalStarted: boolean): 'SUCCESSFUL' | 'ABORTED' {
+  return rentalStarted ? 'SUCCESSFUL' : 'ABORTED';
+}
+
+/**
+ * Whether a booking is overdue at `nowMs`: its rental runs past the end plus the grace period. Only a
+ * picked-up booking can be overdue; one never picked up becomes a no-show instead.
+ */
+export function isOverdue(
+  booking: { state: BookingState; endMs: number; pickedUp: boolean; returned: boolean },
+  nowMs: number,
+  settings: Pick<BookingSettings, 'overdueGraceMinutes'>,
+): boolean {
+  return (
+    booking.pickedUp &&
+    !booking.returned &&
+    !terminalBookingStates.includes(booking.state) &&
+    nowMs > booking.endMs + settings.overdueGraceMinutes * MINUTE_MS
+  );
+}
+
+/** The direction of a booking relative to a branch: leaves it, arrives at it, or both (round trip). */
+export function bookingDirection(
+  booking: { branchId: number; endBranchId: number },
+  branchId: number,
+): BookingDirection | undefined {
+  const leaves = booking.branchId === branchId;
+  const arrives = booking.endBranchId === branchId;
+  if (leaves && arrives) return 'ROUND_TRIP';
+  if (leaves) return 'OUTBOUND';
+  if (arrives) return 'INBOUND';
+  return undefined;
+}
+
+/**
+ * Vehicles still free when demand without a named vehicle is served from a pool: the pool's free vehicles
+ * minus the most unassigned bookings overlapping at any one moment of the window (a sweep over their
+ * starts and ends), never below zero.
+ */
+export function freeCapacity(
+  freeVehicles: number,
+  window: Interval,
+  unassigned: readonly Interval[],
+): number {
+  const points: Array<[number, number]> = [];
+  for (const interval of unassigned) {
+    if (!overlaps(interval, window)) continue;
+    points.push([Math.max(interval.startMs, window.startMs), 1]);
+    points.push([Math.min(interval.endMs, window.endMs), -1]);
+  }
+  // Ends sort before starts at the same instant: half-open intervals that touch do not overlap.
+  points.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let current = 0;
+  let peak = 0;
+  for (const [, delta] of points) {
+    current += delta;
+    peak = Math.max(peak, current);
+  }
+  return Math.max(0, freeVehicles - peak);
+}

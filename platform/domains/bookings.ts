@@ -1,0 +1,24 @@
+import { Booking, BookingStation } from '../../db/entities/index.js';
+import { defineDomain } from './domain.js';
+
+/** Bookings of a vehicle category at a booking station for a window: one workflow per booking owns its timeline. */
+export const bookingDomain = defineDomain({
+  name: 'bookings',
+  entities: [Booking, BookingStation],
+  permissions: {
+    operational: [
+      'BOOKING_READ',
+      'BOOKING_CREATE',
+      'BOOKING_UPDATE',
+      'BOOKING_APPROVE',
+      'BOOKING_DELIVER',
+      'BOOKING_PICKUP',
+      'BOOKING_CANCEL',
+      'BOOKING_IGNORE_TIME_CONSTRAINTS',
+      'BOOKING_STATION_READ',
+      'BOOKING_STATION_MANAGE',
+    ],
+  },
+  routes: [],
+  processes: [{ workflowIdPrefix: 'booking', notRunning: 'B304', noun: 'booking' }],
+});
