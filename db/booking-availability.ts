@@ -51,6 +51,10 @@ export function stationCooldowns(
 export interface BookingCandidate {
   tenant: string;
   branchId: number;
+  /** Return station (the start station for a round trip): its capacity and opening hours apply at endTime. */
+  endBranchId: number;
+  /** The booking window itself (pickup at startMs, return at endMs). */
+  window: Interval;
   vehicleCategoryId: number;
   vehicleId?: number | null;
   /** The held interval: the window widened by the cooldowns. */
@@ -58,6 +62,12 @@ export interface BookingCandidate {
   /** On update: the booking itself, whose own hold does not count against it. */
   excludeBookingId?: number;
 }
+
+/** A pool of one category at one station over a held interval. */
+export type PoolQuery = Pick<
+  BookingCandidate,
+  'tenant' | 'branchId' | 'vehicleCategoryId' | 'held' | 'excludeBookingId'
+>;
 
 /** Serialises admission decisions about one station and category until the transaction ends. */
 export async function lockStationCategory(
@@ -74,7 +84,7 @@ export async function lockStationCategory(
 /** Vehicles of the station's category pool that no holding booking holds during `held`. */
 export async function freeVehicleIds(
   em: EntityManager,
-  candidate: Omit<BookingCandidate, 'vehicleId'>,
+  candidate: PoolQuery,
 ): Promise<number[]> {
   const rows = await em.execute<Array<{ id: number }>>(
     `select v.id from vehicle v
@@ -100,7 +110,7 @@ export async function freeVehicleIds(
 /** Holds of the category's bookings at the station that have no vehicle yet, overlapping `held`. */
 export async function unassignedHolds(
   em: EntityManager,
-  candidate: Omit<BookingCandidate, 'vehicleId'>,
+  candidate: PoolQuery,
 ): Promise<Interval[]> {
   const rows = await em.execute<Array<{ held_from: Date; held_until: Date }>>(
     `select held_from, held_until from booking
@@ -124,7 +134,7 @@ export async function unassignedHolds(
 /** How many more bookings without a named vehicle the pool can take for `held`. */
 export async function poolCapacity(
   em: EntityManager,
-  candidate: Omit<BookingCandidate, 'vehicleId'>,
+  candidate: PoolQuery,
 ): Promise<{ freeVehicleIds: number[]; remaining: number }> {
   const free = await freeVehicleIds(em, candidate);
   const unassigned = await unassignedHolds(em, candidate);
