@@ -82,10 +82,7 @@ export async function lockStationCategory(
 }
 
 /** Vehicles of the station's category pool that no holding booking holds during `held`. */
-export async function freeVehicleIds(
-  em: EntityManager,
-  candidate: PoolQuery,
-): Promise<number[]> {
+export async function freeVehicleIds(em: EntityManager, candidate: PoolQuery): Promise<number[]> {
   const rows = await em.execute<Array<{ id: number }>>(
     `select v.id from vehicle v
       where v.tenant_id = ? and v.branch_id = ? and v.category_id = ? and v.virtual = false
@@ -108,10 +105,7 @@ export async function freeVehicleIds(
 }
 
 /** Holds of the category's bookings at the station that have no vehicle yet, overlapping `held`. */
-export async function unassignedHolds(
-  em: EntityManager,
-  candidate: PoolQuery,
-): Promise<Interval[]> {
+export async function unassignedHolds(em: EntityManager, candidate: PoolQuery): Promise<Interval[]> {
   const rows = await em.execute<Array<{ held_from: Date; held_until: Date }>>(
     `select held_from, held_until from booking
       where tenant_id = ? and branch_id = ? and vehicle_category_id = ? and vehicle_id is null
