@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { branchAncestry, branchDirectory } from '../db/branches.js';
 import { readCacheOf } from '../db/read-cache.js';
+import { Branch } from '../db/entities/index.js';
 import { DomainError } from '../domain/errors.js';
 import {
   grantsAllow,
@@ -9,7 +10,7 @@ import {
   type PermissionCatalogue,
 } from '../domain/permissions.js';
 import type { Principal } from './context.js';
-import type { AccessScope } from './kernel/route.js';
+import type { AccessScope, RouteContext } from './kernel/route.js';
 
 type NamedGrant = Grant & { roleName: string };
 
@@ -144,4 +145,16 @@ export class RequestAuthorizer {
     if (query.roleName !== undefined) scoped = scoped.filter((grant) => grant.roleName === query.roleName);
     return query.permission === undefined ? scoped.length > 0 : grantsAllowAnywhere(scoped, query.permission);
   }
+}
+
+/**
+ * Authorizes a tenant-wide operation (no branch of its own): the permission is needed on every top-level
+ * branch, i.e. over the whole tenant (AUTH002 otherwise).
+ */
+export async function authorizeTenantWide(
+  ctx: Pick<RouteContext, 'em' | 'authorize'>,
+  permission: string,
+): Promise<void> {
+  const roots = await ctx.em.find(Branch, { parent: null }, { fields: ['id'] });
+  for (const root of roots) await ctx.authorize(permission, { branchId: root.id });
 }

@@ -23,6 +23,7 @@ import { startMailCatcher, type CaughtMail } from '../platform/mail.js';
 import { readSmsOutbox } from '../platform/sms.js';
 import { hashSecret } from '../platform/secrets.js';
 import { requestSignature, REQUEST_SIGNING_SETTING_KEY } from '../api/routes/auth/signing.js';
+import { CREDIT_CHECK_SETTING_KEY } from '../platform/credit-check.js';
 import { uniqueTenant } from './support/stack.js';
 import { TokenService } from '../api/auth.js';
 import {
@@ -728,6 +729,24 @@ describe('business accounts', () => {
       body: { costCenterId: legal.body.id },
     });
     expect(member.body).toMatchObject({ costCenterId: legal.body.id, customer: { id: ben } });
+    // PUT replaces both properties; leaving one out is a validation error.
+    expectError(
+      await call('PUT', front(`/groups-management/${group.id}/members/${ben}`), {
+        token: annaToken,
+        body: { costCenterId: null },
+      }),
+      400,
+      '0022',
+    );
+    const replaced = await call('PUT', front(`/groups-management/${group.id}/members/${ben}`), {
+      token: annaToken,
+      body: { costCenterId: null, canManage: false },
+    });
+    expect(replaced.body).toMatchObject({ costCenterId: null, canManage: false });
+    await call('PUT', front(`/groups-management/${group.id}/members/${ben}`), {
+      token: annaToken,
+      body: { costCenterId: legal.body.id, canManage: false },
+    });
     const defaulted = await call('PATCH', front(`/groups-management/${group.id}`), {
       token: annaToken,
       body: { defaultCostCenterId: legal.body.id },
@@ -829,6 +848,33 @@ describe('business accounts', () => {
       body: { emails: [demoCustomer.email] },
     });
     expectError(added, 409, 'UG133');
+    // The join code: the owner sets a new one; another account's code is taken; outsiders learn nothing.
+    const recoded = await call('PATCH', front(`/groups-management/${own.body.id}/OWNER-CO_2027`), {
+      token: owner.access_token,
+    });
+    expect(recoded.status).toBe(200);
+    expect(recoded.body.code).toBe('OWNER-CO_2027');
+    expectError(
+      await call('PATCH', front(`/groups-management/${own.body.id}/${demoGroupCode}`), {
+        token: owner.access_token,
+      }),
+      409,
+      'UG410',
+    );
+    expectError(
+      await call('PATCH', front(`/groups-management/${own.body.id}/bad%20code`), {
+        token: owner.access_token,
+      }),
+      400,
+      '0022',
+    );
+    expectError(
+      await call('PATCH', front(`/groups-management/${own.body.id}/STOLEN-CODE`), {
+        token: (await newCustomer('Outsider')).access_token,
+      }),
+      404,
+      'UG404',
+    );
     expect(
       (await call('DELETE', front(`/groups-management/${own.body.id}`), { token: owner.access_token }))
         .status,
@@ -1249,5 +1295,118 @@ describe('operator customer tools and terms', () => {
     );
     expect(details.body.termsAndConditionsAcceptanceState).toBe('OUTDATED');
     void demoGroupCode;
+  });
+});
+
+describe('tenant administration of app signing keys, and credit checks', () => {
+  test('signing keys: issued once per app, rotated, revoked; tenant administrators only', async () => {
+    const tenant = stack.backend.seed.tenant;
+    expectError(await call('GET', back('/app-signing-keys'), { token: operatorToken }), 403, 'AUTH002');
+    const admin = em();
+    const adminRole = await admin.findOneOrFail(Role, { name: 'Administrator' });
+    admin.create(ApiClient, {
+      clientId: 'keys-admin',
+      name: 'Keys admin',
+      secretHash: await hashSecret('keys-admin-secret'),
+      scopes: ['back'],
+    });
+    for (const root of await admin.find(Branch, { parent: null }))
+      admin.create(RoleAssignment, {
+        role: adminRole,
+        subjectType: 'API_CLIENT',
+        subjectId: 'keys-admin',
+        branch: root,
+      });
+    admin.create(ApiClient, {
+      clientId: 'kiosk-app',
+      name: 'Kiosk app',
+      secretHash: await hashSecret('kiosk-app-secret'),
+      scopes: ['front'],
+    });
+    await admin.flush();
+    const token = await stack.token(tenant, { clientId: 'keys-admin', clientSecret: 'keys-admin-secret' });
+    expectError(
+      await call('POST', back('/app-signing-keys'), { token, body: { appId: demoOperatorClient.clientId } }),
+      422,
+      'SK422',
+    );
+    const issued = await call('POST', back('/app-signing-keys'), { token, body: { appId: 'kiosk-app' } });
+    expect(issued.status).toBe(201);
+    expect(Buffer.from(issued.body.secret, 'base64')).toHaveLength(32);
+    expectError(
+      await call('POST', back('/app-signing-keys'), { token, body: { appId: 'kiosk-app' } }),
+      409,
+      'SK409',
+    );
+    const listed = await call('GET', back('/app-signing-keys'), { token });
+    const kiosk = listed.body.find((key: { appId: string }) => key.appId === 'kiosk-app');
+    expect(kiosk).toEqual({
+      id: issued.body.id,
+      appId: 'kiosk-app',
+      active: true,
+      rotatedAt: expect.any(String),
+    });
+    expect(JSON.stringify(listed.body)).not.toContain(issued.body.secret);
+    expect((await call('DELETE', back(`/app-signing-keys/${issued.body.id}`), { token })).status).toBe(204);
+    const revoked = await em().findOneOrFail(AppSigningKey, issued.body.id);
+    expect(revoked.active).toBe(false);
+    const rotated = await call('POST', back(`/app-signing-keys/${issued.body.id}/rotate`), { token });
+    expect(rotated.body).toMatchObject({ active: true, appId: 'kiosk-app' });
+    expect(rotated.body.secret).not.toBe(issued.body.secret);
+    expect((await em().findOneOrFail(AppSigningKey, issued.body.id)).secret).toBe(rotated.body.secret);
+    expectError(await call('POST', back('/app-signing-keys/999999/rotate'), { token }), 404, 'SK404');
+    expectError(
+      await call('DELETE', back(`/app-signing-keys/${issued.body.id}`), { token: operatorToken }),
+      403,
+      'AUTH002',
+    );
+  });
+
+  test('credit check: the configured agency decides, the newest rating is the creditStatus; scope denials', async () => {
+    const { branchId, otherBranchId, customerIds } = stack.backend.seed;
+    const deniz = customerIds[3]!;
+    const unknown = await call('POST', back(`/customers/${deniz}/ratings?branchId=${branchId}`), {
+      token: operatorToken,
+    });
+    expect(unknown.status).toBe(201);
+    expect(unknown.body).toMatchObject({ provider: 'configured', status: 'UNKNOWN', score: null });
+    const settings = em();
+    const setting = settings.create(Setting, {
+      key: CREDIT_CHECK_SETTING_KEY,
+      name: 'Credit agency',
+      area: 'CORE',
+      valueType: 'JSON',
+      branchIds: [0],
+      value: { status: 'GOOD', score: 720 },
+    });
+    await settings.flush();
+    try {
+      const good = await call('POST', back(`/customers/${deniz}/ratings?branchId=${branchId}`), {
+        token: operatorToken,
+      });
+      expect(good.body).toMatchObject({ status: 'GOOD', score: 720 });
+      const ratings = await call('GET', back(`/customers/${deniz}/ratings?branchId=${branchId}`), {
+        token: operatorToken,
+      });
+      expect(ratings.body[0].id).toBe(good.body.id);
+      const details = await call('GET', back(`/customers/${deniz}/details?branchId=${branchId}`), {
+        token: operatorToken,
+      });
+      expect(details.body.creditStatus).toBe('GOOD');
+    } finally {
+      await em().nativeDelete(Setting, { key: CREDIT_CHECK_SETTING_KEY });
+    }
+    expectError(
+      await call('POST', back(`/customers/${deniz}/ratings?branchId=${otherBranchId}`), {
+        token: operatorToken,
+      }),
+      403,
+      'AUTH002',
+    );
+    expectError(
+      await call('POST', back(`/customers/99999999/ratings?branchId=${branchId}`), { token: operatorToken }),
+      404,
+      'U106',
+    );
   });
 });

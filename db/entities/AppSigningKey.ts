@@ -21,4 +21,8 @@ export class AppSigningKey extends TenantScoped {
 
   @Property({ type: 'boolean' })
   active: Opt<boolean> = true;
+
+  /** When the current secret was issued (creation or the last rotation). */
+  @Property({ type: 'Date', defaultRaw: 'current_timestamp' })
+  rotatedAt: Opt<Date> = new Date();
 }

@@ -24,6 +24,7 @@ import { costCenterRoutes } from '../../api/routes/front/cost-centers.js';
 import { verificationRoutes } from '../../api/routes/back/verifications.js';
 import { customerRecordRoutes } from '../../api/routes/back/customer-records.js';
 import { frontVerificationRoutes } from '../../api/routes/front/verifications.js';
+import { appSigningKeyRoutes } from '../../api/routes/back/app-signing-keys.js';
 import { defineDomain } from './domain.js';
 
 /** The people who rent: identity (sign-up, sign-in, tokens), profiles, terms, business accounts. */
@@ -54,6 +55,7 @@ export const customerDomain = defineDomain({
       'GROUP_WRITE',
       'VERIFICATION_REVIEW',
       'CUSTOMER_EXPORT',
+      'APP_SIGNING_KEY_MANAGE',
     ],
   },
   routes: [
@@ -67,5 +69,6 @@ export const customerDomain = defineDomain({
     ...verificationRoutes,
     ...customerRecordRoutes,
     ...frontVerificationRoutes,
+    ...appSigningKeyRoutes,
   ],
 });

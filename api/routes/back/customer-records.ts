@@ -11,7 +11,9 @@ import {
 } from '../../../db/entities/index.js';
 import { groupOrFail } from '../../../db/groups.js';
 import { DomainError } from '../../../domain/errors.js';
-import { defineRoute, ok, type RouteContext } from '../../kernel/route.js';
+import { created, defineRoute, ok, type RouteContext } from '../../kernel/route.js';
+import { effectiveSetting } from '../../../db/settings.js';
+import { ConfiguredCreditCheckProvider, CREDIT_CHECK_SETTING_KEY } from '../../../platform/credit-check.js';
 import { component, DateTime, Id, Int, Nullable, StringEnum } from '../../kernel/schemas.js';
 import { CustomerSummary, toCustomerSummary } from './customers.js';
 
@@ -166,16 +168,62 @@ export const customerRatings = defineRoute({
       { customer: params.accountId },
       { orderBy: { checkedAt: 'desc', id: 'desc' } },
     );
-    return ok(
-      ratings.map((rating) => ({
-        id: rating.id,
-        provider: rating.provider,
-        status: rating.status,
-        score: rating.score ?? null,
-        providerReference: rating.providerReference ?? null,
-        checkedAt: rating.checkedAt.toISOString(),
-      })),
-    );
+    return ok(ratings.map(toCreditRating));
+  },
+});
+
+const toCreditRating = (rating: CreditRating) => ({
+  id: rating.id,
+  provider: rating.provider,
+  status: rating.status,
+  score: rating.score ?? null,
+  providerReference: rating.providerReference ?? null,
+  checkedAt: rating.checkedAt.toISOString(),
+});
+
+/**
+ * `POST /customers/{accountId}/ratings?branchId`: runs a credit check of the customer through the tenant's
+ * credit agency (the `CreditCheckProvider` port; default adapter: setting `customers.creditCheck`) and
+ * records it; the newest rating is the customer's creditStatus.
+ */
+export const checkCustomerCredit = defineRoute({
+  operationId: 'checkCustomerCredit',
+  method: 'post',
+  path: '/customers/{accountId}/ratings',
+  interface: 'back',
+  summary: 'Run a credit check of a customer',
+  tags: ['Customers'],
+  params: Type.Object({ accountId: Id() }),
+  query: Type.Object({ branchId: Id() }),
+  access: {
+    permission: 'CUSTOMER_WRITE',
+    branchOf: 'the `branchId` query parameter',
+    branch: (ctx) => ctx.query.branchId,
+  },
+  responses: { 201: { description: 'The recorded rating', schema: CreditRatingSchema } },
+  errors: ['U106'],
+  async handler(ctx) {
+    const customer = await ctx.em.findOne(Customer, ctx.params.accountId);
+    if (!customer) throw new DomainError('U106');
+    const setting = await effectiveSetting(ctx.em, ctx.tenant, CREDIT_CHECK_SETTING_KEY, ctx.query.branchId);
+    const agency = new ConfiguredCreditCheckProvider(setting?.value ?? {});
+    const result = await agency.check({
+      customerId: customer.id,
+      firstName: customer.firstName,
+      lastName: customer.lastName,
+      birthdate: customer.birthDate ?? null,
+      country: customer.country ?? null,
+    });
+    const rating = ctx.em.create(CreditRating, {
+      customer,
+      provider: agency.name,
+      status: result.status,
+      score: result.score ?? null,
+      providerReference: result.providerReference ?? null,
+      checkedAt: new Date(),
+    });
+    await ctx.em.flush();
+    return created(toCreditRating(rating));
   },
 });
 
@@ -251,5 +299,6 @@ export const customerRecordRoutes = [
   customerPaymentSources,
   groupPaymentSources,
   customerRatings,
+  checkCustomerCredit,
   exportCustomers,
 ];

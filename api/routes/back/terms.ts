@@ -5,6 +5,7 @@ import { Branch, TermsAcceptance, TermsAndConditions } from '../../../db/entitie
 import { branchAncestry } from '../../../db/branches.js';
 import { DomainError } from '../../../domain/errors.js';
 import { created, defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';
+import { authorizeTenantWide } from '../../authorization.js';
 import { component, DateTime, Id, Nullable, Str } from '../../kernel/schemas.js';
 
 export const TermsSchema = component(
@@ -70,8 +71,7 @@ const TermsUpdate = component(
  */
 async function authorizeTerms(ctx: RouteContext, branchId: number | null): Promise<void> {
   if (branchId !== null) return ctx.authorize('TERMS_MANAGE', { branchId });
-  const roots = await ctx.em.find(Branch, { parent: null }, { fields: ['id'] });
-  for (const root of roots) await ctx.authorize('TERMS_MANAGE', { branchId: root.id });
+  await authorizeTenantWide(ctx, 'TERMS_MANAGE');
 }
 
 async function termsOrFail(em: EntityManager, id: number): Promise<TermsAndConditions> {

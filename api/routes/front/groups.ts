@@ -435,6 +435,28 @@ export const getManagedGroupMember = defineRoute({
   },
 });
 
+const MemberUpdateFields = {
+  costCenterId: Nullable(
+    Id({ description: "The member's default cost center; null: the account's default." }),
+  ),
+  canManage: Type.Boolean({ description: 'Whether the member may manage the account.' }),
+};
+
+/** Applies member properties after checking the cost center is the account's (UG409 otherwise). */
+async function applyMemberUpdate(
+  em: EntityManager,
+  group: UserGroup,
+  membership: GroupMembership,
+  update: { costCenterId?: number | null; canManage?: boolean },
+): Promise<void> {
+  if (update.costCenterId !== undefined && update.costCenterId !== null) {
+    if (!(await em.count(CostCenter, { id: update.costCenterId, group })))
+      throw new DomainError('UG409', "the cost center is not one of this account's");
+  }
+  if (update.costCenterId !== undefined) membership.costCenterId = update.costCenterId;
+  if (update.canManage !== undefined) membership.canManage = update.canManage;
+}
+
 /** `PATCH /groups-management/{userGroupId}/members/{userId}`: cost center and management right of a member. */
 export const updateManagedGroupMember = defineRoute({
   operationId: 'updateManagedGroupMember',
@@ -447,7 +469,10 @@ export const updateManagedGroupMember = defineRoute({
   body: component(
     'ManagedGroupMemberUpdate',
     Type.Object(
-      { costCenterId: Type.Optional(Nullable(Id())), canManage: Type.Optional(Type.Boolean()) },
+      {
+        costCenterId: Type.Optional(MemberUpdateFields.costCenterId),
+        canManage: Type.Optional(MemberUpdateFields.canManage),
+      },
       { additionalProperties: false },
     ),
   ),
@@ -457,13 +482,65 @@ export const updateManagedGroupMember = defineRoute({
   async handler(ctx) {
     const group = await managedGroup(ctx as unknown as ManageCtx);
     const membership = await memberOf(ctx, group);
-    if (ctx.body.costCenterId !== undefined && ctx.body.costCenterId !== null) {
-      if (!(await ctx.em.count(CostCenter, { id: ctx.body.costCenterId, group })))
-        throw new DomainError('UG409', "the cost center is not one of this account's");
-    }
-    if (ctx.body.costCenterId !== undefined) membership.costCenterId = ctx.body.costCenterId;
-    if (ctx.body.canManage !== undefined) membership.canManage = ctx.body.canManage;
+    await applyMemberUpdate(ctx.em, group, membership, ctx.body);
     return ok(toMember(membership));
+  },
+});
+
+/** `PUT /groups-management/{userGroupId}/members/{userId}`: replaces every member property at once. */
+export const replaceManagedGroupMember = defineRoute({
+  operationId: 'replaceManagedGroupMember',
+  method: 'put',
+  path: '/groups-management/{userGroupId}/members/{userId}',
+  interface: 'front',
+  summary: 'Member properties, all of them',
+  description: 'Like PATCH, but both properties are required: a null costCenterId clears it.',
+  tags: ['Groups'],
+  params: MemberParam,
+  body: component(
+    'ManagedGroupMemberProperties',
+    Type.Object(MemberUpdateFields, { additionalProperties: false }),
+  ),
+  access: { customer: 'only accounts the caller manages.' },
+  responses: { 200: { description: 'The member', schema: MemberSchema } },
+  errors: ['UG404', 'UG405', 'UG409', 'A100'],
+  async handler(ctx) {
+    const group = await managedGroup(ctx as unknown as ManageCtx);
+    const membership = await memberOf(ctx, group);
+    await applyMemberUpdate(ctx.em, group, membership, ctx.body);
+    return ok(toMember(membership));
+  },
+});
+
+/**
+ * `PATCH /groups-management/{userGroupId}/{memberCode}`: makes `memberCode` the code members join with
+ * (`POST /groups/{groupCode}/join`), e.g. after the old one leaked. Pending requests and memberships stay.
+ */
+export const changeManagedGroupMemberCode = defineRoute({
+  operationId: 'changeManagedGroupMemberCode',
+  method: 'patch',
+  path: '/groups-management/{userGroupId}/{memberCode}',
+  interface: 'front',
+  summary: 'Set the code members join my business account with',
+  description:
+    'The spec does not say what this changes; here the path value becomes the join code (4–64 letters, digits, _ or -). The old code stops working at once.',
+  tags: ['Groups'],
+  params: Type.Object({
+    userGroupId: Id(),
+    memberCode: Str(64, { minLength: 4, pattern: '^[A-Za-z0-9_-]+$' }),
+  }),
+  access: { customer: 'only accounts the caller manages.' },
+  responses: { 200: { description: 'The account with its new join code', schema: GroupSchema } },
+  errors: ['UG404', 'UG410', 'A100'],
+  async handler(ctx) {
+    const group = await managedGroup(ctx as unknown as ManageCtx);
+    const code = ctx.params.memberCode;
+    if (group.code !== code) {
+      if (await ctx.em.count(UserGroup, { code, id: { $ne: group.id } }))
+        throw new DomainError('UG410', `the code ${code} is taken`);
+      group.code = code;
+    }
+    return ok(await toGroup(ctx.em, group));
   },
 });
 
@@ -646,6 +723,8 @@ export const frontGroupRoutes = [
   listManagedGroupMembers,
   getManagedGroupMember,
   updateManagedGroupMember,
+  replaceManagedGroupMember,
+  changeManagedGroupMemberCode,
   listManagedGroupRequests,
   decideManagedGroupRequest,
   getManagedGroupBillingSummary,
