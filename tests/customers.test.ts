@@ -1371,7 +1371,7 @@ describe('tenant administration of app signing keys, and credit checks', () => {
     expect(unknown.status).toBe(201);
     expect(unknown.body).toMatchObject({ provider: 'configured', status: 'UNKNOWN', score: null });
     const settings = em();
-    const setting = settings.create(Setting, {
+    settings.create(Setting, {
       key: CREDIT_CHECK_SETTING_KEY,
       name: 'Credit agency',
       area: 'CORE',
