@@ -47,6 +47,7 @@ export interface NewGroup {
   code?: string;
   useReceiptInsteadOfInvoice?: boolean;
   checkRentalRequirements?: boolean;
+  skipPreAuth?: boolean;
   requireDrivingLog?: boolean;
   shouldIgnoreBCategoryRentalRequirement?: boolean;
   joinRequiresApproval?: boolean;

@@ -962,6 +962,14 @@ describe('verification', () => {
       body: { media },
     });
     expect(resubmitted.body.state).toBe('PROCESSING');
+    expectError(
+      await call('POST', back(`/verification/${started.body.id}/decision?branchId=${branchId}`), {
+        token: operatorToken,
+        body: { decision: 'VERIFIED', drivingLicenseCategories: ['B'] },
+      }),
+      409,
+      'UV409',
+    );
     const approved = await call(
       'POST',
       back(`/verification/${started.body.id}/decision?branchId=${branchId}`),
@@ -977,12 +985,33 @@ describe('verification', () => {
       { token: operatorToken },
     );
     expect(details.body.manualVerificationState).toBe('VERIFIED');
+    // A licence in review: the operator records the categories read from it when verifying.
+    const licence = await call('POST', front('/verifications'), {
+      token: customer.access_token,
+      body: { type: 'LICENSE', media },
+    });
+    expect(licence.body.state).toBe('REVIEW');
+    await call('POST', back(`/verification/${licence.body.id}/decision?branchId=${branchId}`), {
+      token: operatorToken,
+      body: { decision: 'VERIFIED', drivingLicenseCategories: ['b', 'A1'] },
+    });
+    const licensed = await call(
+      'GET',
+      back(`/customers/${customer.customerId}/details?branchId=${branchId}`),
+      { token: operatorToken },
+    );
+    expect(licensed.body).toMatchObject({
+      licenseVerificationState: 'VERIFIED',
+      drivingLicenseCategories: ['B', 'A1'],
+    });
     const list = await call(
       'GET',
       back(`/verification?branchId=${branchId}&guserId=${customer.customerId}&includeDetails=false`),
       { token: operatorToken },
     );
-    expect(list.body).toMatchObject([{ id: started.body.id, media: [], reason: null }]);
+    expect(list.body).toContainEqual(
+      expect.objectContaining({ id: started.body.id, media: [], reason: null }),
+    );
     expectError(
       await call(
         'GET',

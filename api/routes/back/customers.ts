@@ -127,6 +127,10 @@ const CustomerDetails = component(
       termsAndConditionsAcceptanceState: TermsAcceptanceStateSchema,
       termsAndConditionsId: Nullable(Id({ description: 'The terms that apply to the branch.' })),
       skipPreAuth: Type.Boolean(),
+      drivingLicenseCategories: Type.Array(Type.String(), {
+        description:
+          'Licence categories recorded when the licence was verified (LICENSE_CATEGORY requirement).',
+      }),
       tags: Type.Array(Type.String()),
       gender: Nullable(Type.String()),
       externalReference: Nullable(Type.String()),
@@ -247,6 +251,7 @@ export const customerDetails = defineRoute({
       termsAndConditionsAcceptanceState: state,
       termsAndConditionsId: terms?.id ?? null,
       skipPreAuth: customer.skipPreAuth,
+      drivingLicenseCategories: customer.drivingLicenseCategories ?? [],
       tags: customer.tags,
       gender: customer.gender ?? null,
       externalReference: customer.externalReference ?? null,

@@ -38,6 +38,9 @@ export const GroupSchema = component(
       costCenters: Type.Array(CostCenterRef),
       defaultBusinessUnitId: Nullable(Id()),
       checkRentalRequirements: Type.Boolean(),
+      skipPreAuth: Type.Boolean({
+        description: "Members' business rentals start without a payment pre-authorization.",
+      }),
       joinRequiresApproval: Type.Boolean(),
       settings: Type.Object(
         { requireDrivingLog: Type.Boolean(), shouldIgnoreBCategoryRentalRequirement: Type.Boolean() },
@@ -81,6 +84,7 @@ export async function toGroups(
     })),
     defaultBusinessUnitId: group.defaultBusinessUnit?.id ?? null,
     checkRentalRequirements: group.checkRentalRequirements,
+    skipPreAuth: group.skipPreAuth,
     joinRequiresApproval: group.joinRequiresApproval,
     settings: {
       requireDrivingLog: group.requireDrivingLog,
@@ -132,6 +136,7 @@ const GroupCreate = component(
         Type.Boolean({ description: 'Requires billing cycle PAY_AS_YOU_GO (UG131).' }),
       ),
       checkRentalRequirements: Type.Optional(Type.Boolean()),
+      skipPreAuth: Type.Optional(Type.Boolean()),
       joinRequiresApproval: Type.Optional(Type.Boolean()),
       defaultBusinessUnitId: Type.Optional(Nullable(Id())),
       settings: Type.Optional(GroupSettings),
@@ -149,6 +154,7 @@ const GroupUpdate = component(
       billingCycle: Type.Optional(StringEnum(billingCycles)),
       useReceiptInsteadOfInvoice: Type.Optional(Type.Boolean()),
       checkRentalRequirements: Type.Optional(Type.Boolean()),
+      skipPreAuth: Type.Optional(Type.Boolean()),
       joinRequiresApproval: Type.Optional(Type.Boolean()),
       maxMembers: Type.Optional(Int(1, 100_000)),
       defaultCostCenterId: Type.Optional(Nullable(Id())),

@@ -149,6 +149,14 @@ export const decideVerification = defineRoute({
           enum: [...verificationDecisions],
         }),
         reason: Type.Optional(Str(1000)),
+        drivingLicenseCategories: Type.Optional(
+          Type.Array(Str(8, { minLength: 1, pattern: '^[A-Za-z0-9]+$' }), {
+            maxItems: 20,
+            uniqueItems: true,
+            description:
+              'Licence categories read from the documents (e.g. B, A1); recorded on the customer when a LICENSE attempt is VERIFIED (UV409 for other kinds or decisions).',
+          }),
+        ),
       },
       { additionalProperties: false },
     ),
@@ -160,6 +168,15 @@ export const decideVerification = defineRoute({
     const attempt = await em.findOne(Verification, params.verificationId, { populate: ['customer'] });
     if (!attempt) throw new DomainError('UV404');
     assertReviewable(attempt.state);
+    if (body.drivingLicenseCategories && (attempt.kind !== 'LICENSE' || body.decision !== 'VERIFIED'))
+      throw new DomainError(
+        'UV409',
+        'licence categories are recorded only when a LICENSE attempt is VERIFIED',
+      );
+    if (body.drivingLicenseCategories)
+      attempt.customer.drivingLicenseCategories = body.drivingLicenseCategories.map((category) =>
+        category.toUpperCase(),
+      );
     attempt.state = body.decision;
     attempt.reason = body.reason ?? null;
     attempt.decidedBy = actor;
