@@ -19,6 +19,7 @@ import { seedFleet } from './seed/fleet.js';
 import { seedCustomers } from './seed/customers.js';
 import { seedGeography } from './seed/geography.js';
 import { seedRentalRequirements } from './seed/rental-requirements.js';
+import { seedDamages } from './seed/damages.js';
 
 export const DEMO_TENANT = 'demo';
 /** The district branch that holds the seeded fleet. */
@@ -234,6 +235,7 @@ export async function seedTenant(
     await seedGeography(tx, { tenant, city, district: mitte, cars });
     await tx.flush();
     await seedFleet(tx, tenantId);
+    await seedDamages(tx, tenantId);
     seedRentalRequirements(tx, { tenant, branch: spandau });
     return {
       tenant: tenantId,

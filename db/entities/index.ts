@@ -46,6 +46,7 @@ import { InvoiceLine } from './InvoiceLine.js';
 import { InvoiceNumberSequence } from './InvoiceNumberSequence.js';
 import { Deposit } from './Deposit.js';
 import { RentalAuthority } from './RentalAuthority.js';
+import { Damage } from './Damage.js';
 
 export {
   Tenant,
@@ -96,5 +97,6 @@ export {
   InvoiceNumberSequence,
   Deposit,
   RentalAuthority,
+  Damage,
 };
 export { TenantScoped, TENANT_FILTER } from './TenantScoped.js';

@@ -10,6 +10,7 @@ import { Migration20261122133618_rentals } from './Migration20261122133618_renta
 import { Migration20261122134203_rental_billing } from './Migration20261122134203_rental_billing.js';
 import { Migration20261122134223_rental_authority } from './Migration20261122134223_rental_authority.js';
 import { Migration20261122142816_rental_billing_links } from './Migration20261122142816_rental_billing_links.js';
+import { Migration20261122164234_damages } from './Migration20261122164234_damages.js';
 
 /** Migrations in order; listed explicitly so every runtime (tsx, jest, bundlers) loads the same set. */
 export const migrationsList: { name: string; class: Constructor<Migration> }[] = [
@@ -23,4 +24,5 @@ export const migrationsList: { name: string; class: Constructor<Migration> }[] =
   { name: 'Migration20261122134203_rental_billing', class: Migration20261122134203_rental_billing },
   { name: 'Migration20261122134223_rental_authority', class: Migration20261122134223_rental_authority },
   { name: 'Migration20261122142816_rental_billing_links', class: Migration20261122142816_rental_billing_links },
+  { name: 'Migration20261122164234_damages', class: Migration20261122164234_damages },
 ];

@@ -13,6 +13,7 @@ import { financeDomain } from './finance.js';
 import { pricingDomain } from './pricing.js';
 import { geographyDomain } from './geography.js';
 import { rentalRequirementsDomain } from './rental-requirements.js';
+import { damageDomain } from './damages.js';
 
 export const domains: readonly DomainModule[] = [
   organisationDomain,
@@ -26,6 +27,7 @@ export const domains: readonly DomainModule[] = [
   pricingDomain,
   geographyDomain,
   rentalRequirementsDomain,
+  damageDomain,
 ];
 
 /** Every entity class, for the ORM configuration. */
