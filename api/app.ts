@@ -139,6 +139,8 @@ export function createApp(deps: ApiDeps): express.Express {
 
   app.use(express.json({ limit: '256kb' }));
   app.use(express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 100 }));
+  // Plain-text bodies only reach routes that declare `text/plain` (the vehicle debug console).
+  app.use(express.text({ type: 'text/plain', limit: '16kb' }));
   // Authentication comes before validation, so callers without a valid token learn nothing about the API.
   app.use(authenticationMiddleware(new RouteTable(routes), tokens));
   app.use(validator(back, /^\/v1\/[^/]+\/(back|auth)(\/|$)/, deps.validateResponses ?? false));
