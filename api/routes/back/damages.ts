@@ -4,6 +4,7 @@ import { LockMode } from '@mikro-orm/core';
 import { Type, type Static } from '@sinclair/typebox';
 import { Customer, Damage, Rental, Vehicle } from '../../../db/entities/index.js';
 import { branchWithDescendants } from '../../../db/branches.js';
+import type { EntityManager } from '../../../db/orm.js';
 import { recordEvent } from '../../../db/events.js';
 import { DomainError } from '../../../domain/errors.js';
 import {
@@ -134,6 +135,15 @@ function filterWhere(query: {
   return where;
 }
 
+/** The branch of the query, with its descendants when `includeChildBranches` asks for them. */
+async function listedBranches(
+  em: EntityManager,
+  tenant: string,
+  query: { branchId: number; includeChildBranches?: boolean },
+): Promise<number[]> {
+  return query.includeChildBranches ? branchWithDescendants(em, tenant, query.branchId) : [query.branchId];
+}
+
 export const vehicleDamages = defineRoute({
   operationId: 'vehicleDamages',
   method: 'get',
@@ -184,9 +194,7 @@ export const listDamages = defineRoute({
   responses: { 200: { description: 'One page of damages', schema: DamagePage } },
   errors: [],
   async handler({ em, tenant, query, page }) {
-    const branches = query.includeChildBranches
-      ? await branchWithDescendants(em, tenant, query.branchId)
-      : [query.branchId];
+    const branches = await listedBranches(em, tenant, query);
     // The vehicle's current branch decides, like every vehicle list (the damage keeps the one it had).
     const states = listedStates(query);
     const rows = await em.execute<{ id: number; total: string }[]>(
@@ -485,9 +493,7 @@ export const openDamagesOverview = defineRoute({
   },
   errors: [],
   async handler({ em, tenant, query, page }) {
-    const branches = query.includeChildBranches
-      ? await branchWithDescendants(em, tenant, query.branchId)
-      : [query.branchId];
+    const branches = await listedBranches(em, tenant, query);
     // The vehicle's current branch decides, like every vehicle list (the damage keeps the one it had).
     const rows = await em.execute<
       {
