@@ -456,13 +456,16 @@ describe('the debug console (POST /vehicles/{id}/command/debug)', () => {
       backend.simulator.setBehaviour(String(vehicle.id), 'NORMAL');
     }
     expectError(await debug(2_000_000_000, 'status'), 404, 'V404');
-    // Another branch's vehicle is refused.
+    // Another branch's vehicle is refused (the one the branch test created; later tests expect no other
+    // vehicle without a simulated device).
     const foreign = em();
-    const other = foreign.create(Vehicle, {
-      code: 'DEBUG-SPANDAU-1',
-      branch: foreign.getReference(Branch, backend.seed.otherBranchId),
-      category: vehicle.category,
-    });
+    const other =
+      (await foreign.findOne(Vehicle, { code: 'SPANDAU-1' })) ??
+      foreign.create(Vehicle, {
+        code: 'SPANDAU-1',
+        branch: foreign.getReference(Branch, backend.seed.otherBranchId),
+        category: vehicle.category,
+      });
     await foreign.flush();
     expectError(await debug(other.id, 'status'), 403, 'AUTH002');
     // Hostile bodies: empty, NUL, too long, JSON instead of text.

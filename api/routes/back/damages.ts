@@ -286,35 +286,40 @@ export const createDamage = defineRoute({
         { orderBy: { endedAt: 'desc', id: 'desc' } },
       ),
     ]);
-    const damage = em.create(Damage, {
-      vehicleId: vehicle.id,
-      branchId: vehicle.branch.id,
-      part: body.part.trim(),
-      location: body.location ?? null,
-      severity: body.severity ?? null,
-      description: body.description ?? null,
-      vehiclePosition:
-        body.vehiclePosition ??
-        (vehicle.latitude != null && vehicle.longitude != null
-          ? { lat: vehicle.latitude, lng: vehicle.longitude }
-          : null),
-      userPosition: body.userPosition ?? null,
-      rentalId: body.rentalId ?? null,
-      currentRentalId: current?.id ?? null,
-      previousRentalId: previous?.id ?? null,
-      causedByCustomerId: body.causedByCustomerId ?? null,
-      reportedBy: ctx.actor,
-    });
-    await em.flush();
-    ctx.recordEvent({
-      type: 'DAMAGE_CREATED',
-      branchId: vehicle.branch.id,
-      vehicleId: vehicle.id,
-      rentalId: body.rentalId ?? current?.id ?? null,
-      customerId: body.causedByCustomerId ?? null,
-      position: damage.vehiclePosition ?? null,
-      description: `${damage.part}${damage.severity ? ` (${damage.severity})` : ''}`,
-      payload: { damageId: damage.id, severity: damage.severity ?? null, part: damage.part },
+    // The damage and its event commit together (the event names the damage's id).
+    const damage = await em.transactional(async (tx) => {
+      const row = tx.create(Damage, {
+        vehicleId: vehicle.id,
+        branchId: vehicle.branch.id,
+        part: body.part.trim(),
+        location: body.location ?? null,
+        severity: body.severity ?? null,
+        description: body.description ?? null,
+        vehiclePosition:
+          body.vehiclePosition ??
+          (vehicle.latitude != null && vehicle.longitude != null
+            ? { lat: vehicle.latitude, lng: vehicle.longitude }
+            : null),
+        userPosition: body.userPosition ?? null,
+        rentalId: body.rentalId ?? null,
+        currentRentalId: current?.id ?? null,
+        previousRentalId: previous?.id ?? null,
+        causedByCustomerId: body.causedByCustomerId ?? null,
+        reportedBy: ctx.actor,
+      });
+      await tx.flush();
+      recordEvent(tx, {
+        adminSubject: ctx.actor,
+        type: 'DAMAGE_CREATED',
+        branchId: vehicle.branch.id,
+        vehicleId: vehicle.id,
+        rentalId: body.rentalId ?? current?.id ?? null,
+        customerId: body.causedByCustomerId ?? null,
+        position: row.vehiclePosition ?? null,
+        description: `${row.part}${row.severity ? ` (${row.severity})` : ''}`,
+        payload: { damageId: row.id, severity: row.severity ?? null, part: row.part },
+      });
+      return row;
     });
     return created(toDamageDto(damage), { Location: `${ctx.baseUrl}/damages/${damage.id}` });
   },
@@ -405,14 +410,15 @@ export const updateDamage = defineRoute({
       });
       const from = damage.state;
       const to = body.state ?? from;
+      const sent = { ...body, part: body.part?.trim() };
       const changed = editableFields.filter(
-        (field) => body[field] !== undefined && body[field] !== (damage[field] ?? null),
+        (field) => sent[field] !== undefined && sent[field] !== (damage[field] ?? null),
       );
       if (changed.length && !damageEditable(from))
         throw new DomainError('DM100', `a ${from} damage cannot be edited; reopen it first`);
       const transitionRefusal = damageTransitionRefusal(from, to);
       if (transitionRefusal) throw new DomainError('DM100', transitionRefusal);
-      if (body.part !== undefined) damage.part = body.part.trim();
+      if (sent.part !== undefined) damage.part = sent.part;
       if (body.location !== undefined) damage.location = body.location;
       if (body.severity !== undefined) damage.severity = body.severity;
       if (body.description !== undefined) damage.description = body.description;
