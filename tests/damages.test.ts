@@ -303,6 +303,8 @@ describe('damages over HTTP', () => {
     const vehicle = vehicles[4]!;
     const bad = [
       { vehicleId: vehicle.id, part: 'a\u0000b' },
+      { vehicleId: vehicle.id, part: '\u00fc\u0000' },
+      { vehicleId: vehicle.id, part: '\u0000' },
       { vehicleId: vehicle.id, part: '   ' },
       { vehicleId: vehicle.id, part: '' },
       { vehicleId: vehicle.id, part: 'x'.repeat(101) },

@@ -227,12 +227,15 @@ export const listDamages = defineRoute({
   },
 });
 
+/** The damaged part: 1–100 characters, not blank, no NUL (the visible character may not be a NUL either). */
+const PartName = Str(100, { minLength: 1, pattern: '^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$' });
+
 const CreateDamage = component(
   'DamageCreate',
   Type.Object(
     {
       vehicleId: Id(),
-      part: Str(100, { minLength: 1, pattern: '^[^\\u0000]*\\S[^\\u0000]*$' }),
+      part: PartName,
       location: Type.Optional(DamageLocation),
       severity: Type.Optional(DamageSeverity),
       description: Type.Optional(Str(4000)),
@@ -360,7 +363,7 @@ const UpdateDamage = component(
   Type.Object(
     {
       state: Type.Optional(DamageState),
-      part: Type.Optional(Str(100, { minLength: 1, pattern: '^[^\\u0000]*\\S[^\\u0000]*$' })),
+      part: Type.Optional(PartName),
       location: Type.Optional(Nullable(DamageLocation)),
       severity: Type.Optional(Nullable(DamageSeverity)),
       description: Type.Optional(Nullable(Str(4000))),
