@@ -53,17 +53,20 @@ function rememberCompiledPaths(): void {
   const pathToRegexpModule = validatorRequire('path-to-regexp') as { pathToRegexp: PathToRegexp };
   const compile = pathToRegexpModule.pathToRegexp;
   if ((compile as { remembering?: true }).remembering) return;
-  const compiled = new Map<string, unknown>();
+  // One map per flag combination, keyed by the path string itself: the validator passes the same path
+  // strings on every request, so lookups reuse their hashes instead of hashing a new concatenated key for
+  // each of the document's paths on each request.
+  const compiled = [0, 1, 2, 3].map(() => new Map<string, unknown>());
   const remembering: PathToRegexp = (path, options = {}) => {
     // The validator passes exactly { sensitive, strict }; anything else is compiled as asked.
     let onlyFlags = typeof path === 'string';
     for (const name in options) if (name !== 'sensitive' && name !== 'strict') onlyFlags = false;
     if (!onlyFlags) return compile(path, options);
-    const key = `${options.sensitive ? 's' : '-'}${options.strict ? 't' : '-'}${path as string}`;
-    let result = compiled.get(key);
+    const byPath = compiled[(options.sensitive ? 1 : 0) + (options.strict ? 2 : 0)]!;
+    let result = byPath.get(path as string);
     if (result === undefined) {
       result = compile(path, options);
-      if (compiled.size < 10_000) compiled.set(key, result);
+      if (byPath.size < 10_000) byPath.set(path as string, result);
     }
     return result;
   };
@@ -139,6 +142,8 @@ export function createApp(deps: ApiDeps): express.Express {
 
   app.use(express.json({ limit: '256kb' }));
   app.use(express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 100 }));
+  // Plain-text bodies only reach routes that declare `text/plain` (the vehicle debug console).
+  app.use(express.text({ type: 'text/plain', limit: '16kb' }));
   // Authentication comes before validation, so callers without a valid token learn nothing about the API.
   app.use(authenticationMiddleware(new RouteTable(routes), tokens));
   app.use(validator(back, /^\/v1\/[^/]+\/(back|auth)(\/|$)/, deps.validateResponses ?? false));

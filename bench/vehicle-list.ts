@@ -24,6 +24,8 @@ interface LoadResult {
   seconds: number;
   p50: number;
   p99: number;
+  /** CPU time of the server's thread per request (µs): robust to other processes competing for cores. */
+  serverCpuUs?: number;
 }
 
 /** Keeps `connections` keep-alive requests in flight for the duration; latency percentiles in ms. */
@@ -67,12 +69,20 @@ if (!isMainThread) {
   await main();
 }
 
-function loadInWorker(input: LoadInput): Promise<LoadResult> {
+/** The server thread's CPU time so far (µs); the load generator runs on its own thread. */
+function threadCpu(): number {
+  const usage = process.threadCpuUsage();
+  return usage.user + usage.system;
+}
+
+async function loadInWorker(input: LoadInput): Promise<LoadResult> {
   const worker = new Worker(new URL(import.meta.url), { workerData: input, execArgv: ['--import', 'tsx'] });
-  return new Promise((resolve, reject) => {
-    worker.once('message', (result: LoadResult) => void worker.terminate().then(() => resolve(result)));
+  const cpuBefore = threadCpu();
+  const result = await new Promise<LoadResult>((resolve, reject) => {
+    worker.once('message', (answer: LoadResult) => void worker.terminate().then(() => resolve(answer)));
     worker.once('error', reject);
   });
+  return { ...result, serverCpuUs: (threadCpu() - cpuBefore) / Math.max(1, result.requests) };
 }
 
 async function main(): Promise<void> {
@@ -143,7 +153,11 @@ async function main(): Promise<void> {
         .toLocaleString('en-US')
         .padStart(
           6,
-        )} req/s   p50 ${r.p50.toFixed(1).padStart(6)} ms   p99 ${r.p99.toFixed(1).padStart(6)} ms   errors ${r.errors}`;
+        )} req/s   p50 ${r.p50.toFixed(1).padStart(6)} ms   p99 ${r.p99.toFixed(1).padStart(6)} ms   server CPU ${Math.round(
+        r.serverCpuUs ?? 0,
+      )
+        .toString()
+        .padStart(5)} µs/req   errors ${r.errors}`;
     console.log(`${connections} connections, ${seconds} s each, ${vehicleCount} vehicles in the branch`);
     console.log(line('GET /health/live (baseline)', health));
     console.log(line('GET /vehicles?branchId=…&size=50', list));

@@ -20,6 +20,7 @@ import { seedCustomers } from './seed/customers.js';
 import { seedGeography } from './seed/geography.js';
 import { seedRentalRequirements } from './seed/rental-requirements.js';
 import { seedBookings } from './seed/bookings.js';
+import { seedDamages } from './seed/damages.js';
 
 export const DEMO_TENANT = 'demo';
 /** The district branch that holds the seeded fleet. */
@@ -239,6 +240,7 @@ export async function seedTenant(
     await seedGeography(tx, { tenant, city, district: mitte, cars });
     await tx.flush();
     await seedFleet(tx, tenantId);
+    await seedDamages(tx, tenantId);
     seedRentalRequirements(tx, { tenant, branch: spandau });
     return {
       tenant: tenantId,

@@ -41,7 +41,14 @@ export const vehicleCommandNames = [
   'UNLOCK_BIKE_LOCK',
   'UNLOCK_STATION_PORT',
   'REBOOT',
+  'DEBUG',
 ] as const;
+
+/**
+ * The raw debug channel: `params.input` is one line for the module's debug console, the OK reply's
+ * `data.output` its text answer. Not an operator command (POST /vehicles/{id}/command/debug only).
+ */
+export const debugCommandName = 'DEBUG';
 
 /** Name of a vehicle command, as carried in `VehicleCommandMessage.command`. */
 export type VehicleCommandName = (typeof vehicleCommandNames)[number];

@@ -265,6 +265,30 @@ export class SimulatedVehicle {
       UNLOCK_BIKE_LOCK: () => this.releaseBikeLock(),
       UNLOCK_STATION_PORT: (params) => this.ok({ stationPortId: params.portId ?? null }),
       REBOOT: () => this.ok({ rebooted: true }),
+      DEBUG: (params) => this.debugConsole(params.input),
+    };
+  }
+
+  /** A minimal module debug console: one line in, its text answer out (`data.output`). */
+  private debugConsole(input: unknown): CommandOutcome {
+    if (typeof input !== 'string') return failed('INVALID_PARAMS', 'DEBUG needs params.input (a string)');
+    const [word = '', ...rest] = input.trim().split(/\s+/);
+    const lines: Record<string, () => string[]> = {
+      help: () => ['commands: help, version, status, gps, battery, echo <text>'],
+      version: () => ['fleetflow-simulator 1.0 (protocol MQTT 3.1.1)'],
+      status: () => [
+        `vehicle=${this.vehicleId} code=${this.code}`,
+        `power=${this.powerState} locked=${this.locked} alarm=${this.alarmOn} behaviour=${this.behaviour}`,
+        `executedCommands=${this.executedCommands}`,
+      ],
+      gps: () => [`lat=${this.position.lat} lng=${this.position.lng} speedKmh=${this.speedKmh}`],
+      battery: () => [`soc=${round(this.stateOfCharge, 1)}%`],
+      echo: () => [rest.join(' ')],
+    };
+    const answer = Object.hasOwn(lines, word.toLowerCase()) ? lines[word.toLowerCase()]!() : undefined;
+    return {
+      status: 'OK',
+      data: { output: (answer ?? [`ERR unknown debug command: ${word.slice(0, 64)}`]).join('\n') },
     };
   }
 

@@ -1,5 +1,5 @@
 // Pure vehicle rules shared by the API, activities and workflows (no I/O, no Node built-ins).
-import { vehicleCommandNames } from '../devices/protocol.js';
+import { debugCommandName, vehicleCommandNames, type VehicleCommandName } from '../devices/protocol.js';
 
 export const vehicleRentalStates = ['AVAILABLE', 'RESERVATION', 'DRIVING', 'PARKING', 'DELIVERED'] as const;
 export type VehicleRentalState = (typeof vehicleRentalStates)[number];
@@ -295,7 +295,9 @@ export function isSilentTooLong(
 }
 
 /** Predefined device commands (the VEHICLE_COMMAND_ family without UNKNOWN): the protocol's command names. */
-export const predefinedVehicleCommands = vehicleCommandNames;
+export const predefinedVehicleCommands = vehicleCommandNames.filter(
+  (name): name is Exclude<VehicleCommandName, typeof debugCommandName> => name !== debugCommandName,
+);
 export type PredefinedVehicleCommand = (typeof predefinedVehicleCommands)[number];
 
 /** How execute-command waits: SYNC for the vehicle's answer, ASYNC only until the command is sent. */
@@ -467,7 +469,7 @@ export type VehicleActionKind = (typeof vehicleActionKinds)[number];
  * Activities only update platform state; composite activities and actions may mix both.
  */
 export type VehicleOperationStep =
-  | { type: 'COMMAND'; command: PredefinedVehicleCommand; params?: Record<string, unknown> }
+  | { type: 'COMMAND'; command: VehicleCommandName; params?: Record<string, unknown> }
   | { type: 'SET_SERVICE_STATE'; serviceStateV2: ServiceStateV2 }
   | { type: 'ADD_TAG'; tag: string }
   | { type: 'REMOVE_TAG'; tag: string };
@@ -484,7 +486,7 @@ export function vehicleOperationProblems(
       'an activity only changes platform state; use a composite activity or an action for commands',
     );
   for (const step of steps) {
-    if (step.type === 'COMMAND' && !predefinedVehicleCommands.includes(step.command))
+    if (step.type === 'COMMAND' && !(predefinedVehicleCommands as readonly string[]).includes(step.command))
       problems.push(`unknown command ${String(step.command)}`);
     if (step.type === 'SET_SERVICE_STATE' && !serviceStatesV2.includes(step.serviceStateV2))
       problems.push(`unknown service state ${String(step.serviceStateV2)}`);

@@ -427,6 +427,57 @@ describe('execute-command through the broker and the simulator', () => {
   });
 });
 
+describe('the debug console (POST /vehicles/{id}/command/debug)', () => {
+  const debug = (vehicleId: number, line: string, contentType = 'text/plain') =>
+    call('POST', stack.back(`/vehicles/${vehicleId}/command/debug`), {
+      token: operator,
+      rawBody: line,
+      headers: { 'content-type': contentType },
+    });
+
+  test('sends one console line to the device through the command workflow and answers its text', async () => {
+    const vehicle = (await vehicles())[19]!;
+    const status = await debug(vehicle.id, 'status');
+    expect(status.status).toBe(200);
+    expect(status.body).toEqual(expect.stringContaining(`vehicle=${vehicle.id}`));
+    expect((await debug(vehicle.id, 'echo hello  console')).body).toBe('hello console');
+    expect((await debug(vehicle.id, 'frobnicate')).body).toBe('ERR unknown debug command: frobnicate');
+    const rows = await em().find(VehicleCommand, { vehicleId: vehicle.id, command: 'DEBUG' });
+    expect(rows.map((row) => row.status)).toEqual(['OK', 'OK', 'OK']);
+    expect(await em().count(Event, { vehicleId: vehicle.id, type: 'VEHICLE_COMMAND_DEBUG' })).toBe(3);
+
+    // DEBUG is not an operator command of execute-command.
+    expectError(await command(vehicle.id, { command: 'DEBUG' }), 400, '0022');
+    // Refusals, silence and offline vehicles answer like commands.
+    backend.simulator.setBehaviour(String(vehicle.id), 'REFUSE');
+    try {
+      const refused = await debug(vehicle.id, 'status');
+      expect(refused.status).toBe(502);
+      expect(refused.body).toMatchObject({ errorCode: 'V502', failureReason: { code: 'SIMULATED_REFUSAL' } });
+    } finally {
+      backend.simulator.setBehaviour(String(vehicle.id), 'NORMAL');
+    }
+    expectError(await debug(2_000_000_000, 'status'), 404, 'V404');
+    // Another branch's vehicle is refused (the one the branch test created; later tests expect no other
+    // vehicle without a simulated device).
+    const foreign = em();
+    const other =
+      (await foreign.findOne(Vehicle, { code: 'SPANDAU-1' })) ??
+      foreign.create(Vehicle, {
+        code: 'SPANDAU-1',
+        branch: foreign.getReference(Branch, backend.seed.otherBranchId),
+        category: vehicle.category,
+      });
+    await foreign.flush();
+    expectError(await debug(other.id, 'status'), 403, 'AUTH002');
+    // Hostile bodies: empty, NUL, too long, JSON instead of text.
+    expectError(await debug(vehicle.id, ''), 400, '0022');
+    expectError(await debug(vehicle.id, 'a\u0000b'), 400, '0022');
+    expectError(await debug(vehicle.id, 'x'.repeat(1001)), 400, '0022');
+    expectError(await debug(vehicle.id, '{"line":"status"}', 'application/json'), 415, '0023');
+  }, 30_000);
+});
+
 describe('simulator modes through the broker', () => {
   test('a slow answer outlives the first attempt; the retry reuses the command id, so the vehicle acts once', async () => {
     const vehicle = (await vehicles())[1]!;

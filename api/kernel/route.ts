@@ -139,7 +139,7 @@ export interface RouteDeclaration<
   headers?: H;
   body?: B;
   /** Content types the body may come in; JSON unless said otherwise. */
-  bodyContentTypes?: readonly ('application/json' | 'application/x-www-form-urlencoded')[];
+  bodyContentTypes?: readonly ('application/json' | 'application/x-www-form-urlencoded' | 'text/plain')[];
   /** Whether a body must be sent (default true when `body` is declared). */
   bodyRequired?: boolean;
   /** Paged list: adds `page` and `size` to the query and the X-Total-* headers to the 200 response. */

@@ -48,6 +48,7 @@ import { InvoiceLine } from './InvoiceLine.js';
 import { InvoiceNumberSequence } from './InvoiceNumberSequence.js';
 import { Deposit } from './Deposit.js';
 import { RentalAuthority } from './RentalAuthority.js';
+import { Damage } from './Damage.js';
 
 export {
   Tenant,
@@ -100,5 +101,6 @@ export {
   RentalAuthority,
   Booking,
   BookingStation,
+  Damage,
 };
 export { TenantScoped, TENANT_FILTER } from './TenantScoped.js';

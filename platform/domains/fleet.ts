@@ -33,6 +33,7 @@ export const fleetDomain = defineDomain({
     operational: [
       'VEHICLE_READ',
       'VEHICLE_COMMAND',
+      'VEHICLE_DEBUG',
       'VEHICLE_CREATE',
       'VEHICLE_UPDATE',
       'VEHICLE_CATEGORY_MANAGE',

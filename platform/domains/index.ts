@@ -14,6 +14,7 @@ import { pricingDomain } from './pricing.js';
 import { geographyDomain } from './geography.js';
 import { rentalRequirementsDomain } from './rental-requirements.js';
 import { bookingDomain } from './bookings.js';
+import { damageDomain } from './damages.js';
 
 export const domains: readonly DomainModule[] = [
   organisationDomain,
@@ -28,6 +29,7 @@ export const domains: readonly DomainModule[] = [
   geographyDomain,
   rentalRequirementsDomain,
   bookingDomain,
+  damageDomain,
 ];
 
 /** Every entity class, for the ORM configuration. */

@@ -47,6 +47,7 @@ import {
   vehicleCommandWorkflowStartOptions,
 } from '../../../workflows/fleet.messages.js';
 import type { ExecutedVehicleCommand } from '../../../activities/fleet.js';
+import { debugCommandName } from '../../../devices/protocol.js';
 import { created, defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';
 import {
   clampedInstant,
@@ -661,6 +662,11 @@ export async function assertCommandable(
   const configuration = (await resolvedCategories(em)).get(vehicle.category.id)?.configuration ?? {};
   if (commandRefusal(command, configuration))
     throw new DomainError('A100', `${command} is not configured for this vehicle's category`);
+  await assertIntegrationActive(em, vehicle);
+}
+
+/** Refuses a vehicle whose integration client (IoT module) is retired (V410). */
+async function assertIntegrationActive(em: EntityManager, vehicle: Vehicle): Promise<void> {
   const module = await em.findOne(IotModule, { vehicleId: vehicle.id });
   if (module?.state === 'RETIRED')
     throw new DomainError(
@@ -845,6 +851,38 @@ export const legacyVehicleCommand = defineRoute({
   deprecated: { replacement: 'POST /vehicles/execute-command' },
   async handler(ctx) {
     return ok(await executeCommand(ctx, await vehicleById(ctx)));
+  },
+});
+
+export const debugVehicleCommand = defineRoute({
+  operationId: 'debugVehicleCommand',
+  method: 'post',
+  path: '/vehicles/{id}/command/debug',
+  interface: 'back',
+  summary: "Send one line to the vehicle module's debug console; answers the console's text output",
+  description:
+    'The body is the console line as text/plain (1–1000 characters); it goes to the device as the DEBUG command (docs/device-protocol.md) through the per-vehicle command workflow, so it waits for the answer like a SYNC command: 409 V409 while another command runs, 502 V502 when the module refuses or has no debug console, 504 V504 when it does not answer or is offline, 410 V410 when its integration client is retired. Recorded as a VEHICLE_COMMAND_DEBUG event with the command on the vehicle activity.',
+  tags: commandTags,
+  params: IdParams,
+  body: Str(1000, { minLength: 1, description: 'One line for the debug console, e.g. `status`.' }),
+  bodyContentTypes: ['text/plain'],
+  access: {
+    permission: 'VEHICLE_DEBUG',
+    branchOf: 'the vehicle',
+    branch: async (ctx) => (await vehicleById(ctx)).branch.id,
+  },
+  responses: { 200: { description: "The console's output", schema: Type.String() } },
+  errors: ['V404', 'V409', 'V410', 'V502', 'V504'],
+  async handler(ctx) {
+    const vehicle = await vehicleById(ctx);
+    await assertIntegrationActive(ctx.em, vehicle);
+    if (vehicle.offline) throw new DomainError('V504', 'the vehicle is offline; it cannot answer now');
+    const commandId = `cmd:${ctx.tenant}:${vehicle.id}:${randomUUID()}`;
+    const result = await runOperation(ctx, vehicle, commandId, debugCommandName, [
+      { type: 'COMMAND', command: debugCommandName, params: { input: ctx.body } },
+    ]);
+    const output = result.data?.output;
+    return ok(typeof output === 'string' ? output : JSON.stringify(result.data ?? null));
   },
 });
 
@@ -1526,6 +1564,7 @@ export const vehicleRoutes = [
   createIotModule,
   updateIotModuleState,
   legacyVehicleCommand,
+  debugVehicleCommand,
   getVehicle,
   updateVehicle,
   removeLegalInspectionDate,
