@@ -1,5 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
-import { inTenantTransaction } from '../db/orm.js';
+import { inTenantTransaction, tenantEm } from '../db/orm.js';
+import { branchDirectory } from '../db/branches.js';
 import {
   Branch,
   CostCenter,
@@ -12,7 +13,7 @@ import {
 } from '../db/entities/index.js';
 import { recordEvent } from '../db/events.js';
 import { settingOrDefaults } from '../db/settings.js';
-import { categoryConfiguration } from '../db/categories.js';
+import { categoryConfiguration, categoryReadiness } from '../db/categories.js';
 import { DomainError } from '../domain/errors.js';
 import {
   RENTAL_RESERVATION_SETTING_KEY,
@@ -157,6 +158,16 @@ export function createRentalActivities(deps: RentalActivityDeps) {
   const delivery = createCommandDelivery(deps);
 
   /**
+   * Fills the read cache (categories, branch tree) outside any transaction: a transaction serves what the
+   * cache holds but never stores into it, so without this every transition would read both again.
+   */
+  async function warmReadCache(tenant: string): Promise<void> {
+    const em = tenantEm(orm, tenant);
+    await categoryReadiness(em);
+    await branchDirectory(em, tenant);
+  }
+
+  /**
    * Records one row of the transition table (domain/rental.ts) with what the vehicle reported, the
    * billing it implies and its event, in one transaction; idempotent per activity.
    */
@@ -167,6 +178,19 @@ export function createRentalActivities(deps: RentalActivityDeps) {
   ): Promise<RecordedTransition> {
     const transition = rentalTransitions[input.transition];
     return inTenantTransaction(orm, input.tenant, async (em) => {
+      // One statement locks the rental and its vehicle and tells whether an earlier attempt of this
+      // activity recorded the transition already.
+      const [locked] = await em.execute<{ recorded: boolean }[]>(
+        `select exists(select 1 from event e where e.tenant_id = r.tenant_id and e.idempotency_key = ?) as recorded
+           from rental r join vehicle v on v.tenant_id = r.tenant_id and v.id = r.vehicle_id
+          where r.tenant_id = ? and r.id = ?
+            for update of r, v`,
+        [idempotencyKey, input.tenant, input.rentalId],
+      );
+      if (!locked) throw new DomainError('R404');
+      const rental = await em.findOneOrFail(Rental, input.rentalId, { populate: ['vehicle'] });
+      // Already recorded by an earlier attempt of this activity: answer what it recorded.
+      if (locked.recorded) return { state: rental.state };
       // The command's OK answer is recorded with the transition, in one transaction.
       if (command?.answered.unrecorded)
         await recordCommandOutcomeIn(
@@ -180,19 +204,13 @@ export function createRentalActivities(deps: RentalActivityDeps) {
           command.answered.commandId,
           { status: 'OK', ...command.answered.unrecorded, applyReport: false },
         );
-      const rental = await em.findOne(Rental, input.rentalId, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!rental) throw new DomainError('R404');
-      // Already recorded by an earlier attempt of this activity: answer what it recorded.
-      if (await em.count(Event, { idempotencyKey })) return { state: rental.state };
       if (!transition.from.includes(rental.state)) {
         throw new DomainError(
           'R201',
           `rental is ${rental.state}; ${input.transition} needs ${transition.from.join(' or ')}`,
         );
       }
-      const vehicle = await em.findOneOrFail(Vehicle, rental.vehicle.id, {
-        lockMode: LockMode.PESSIMISTIC_WRITE,
-      });
+      const vehicle = rental.vehicle;
       const at = new Date(input.at);
       let state: RentalState = transition.to;
       rental.phases = advancePhases(
@@ -256,13 +274,14 @@ export function createRentalActivities(deps: RentalActivityDeps) {
         idempotencyKey,
       });
       if (transition.starts) await holdRentalDeposit(em, rental, { at, idempotencyKey });
-      if (transition.ends) await finaliseRentalBilling(em, rental, { at, idempotencyKey });
+      if (transition.ends) await finaliseRentalBilling(em, rental, { at, idempotencyKey, locked: true });
       return { state };
     });
   }
 
   /** The reservation itself (see reserveRental), in one transaction. */
-  function reserve(input: ReserveRentalInput): Promise<ReservationResult> {
+  async function reserve(input: ReserveRentalInput): Promise<ReservationResult> {
+    await warmReadCache(input.tenant);
     return inTenantTransaction(orm, input.tenant, async (em) => {
       const vehicle = await em.findOne(Vehicle, input.vehicleId, {
         lockMode: LockMode.PESSIMISTIC_WRITE,
@@ -456,9 +475,9 @@ export function createRentalActivities(deps: RentalActivityDeps) {
   ): Promise<EndCheckOutcome> {
     const outcome = await asActivity(() =>
       inTenantTransaction(orm, input.tenant, async (em) => {
-        const rental = await em.findOne(Rental, input.rentalId);
+        const rental = await em.findOne(Rental, input.rentalId, { populate: ['vehicle'] });
         if (!rental) throw new DomainError('R404');
-        const vehicle = await em.findOneOrFail(Vehicle, rental.vehicle.id);
+        const vehicle = rental.vehicle;
         const report = await endRequirementsReport(em, input.tenant, {
           rental,
           vehicle,
@@ -495,6 +514,7 @@ export function createRentalActivities(deps: RentalActivityDeps) {
   /** The body of performRentalTransition (heartbeating around it). */
   async function performTransition(input: PerformRentalTransitionInput): Promise<RecordedTransition> {
     const idempotencyKey = activityIdempotencyKey();
+    await warmReadCache(input.tenant);
     // END: the end requirements, from the vehicle's last reported state, before the vehicle is locked.
     const endCheck =
       input.transition === 'END' ? await checkEndRequirements(input, idempotencyKey) : undefined;

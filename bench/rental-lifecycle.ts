@@ -88,6 +88,17 @@ for (let lane = 0; lane < lanes; lane += 1) {
   laneCustomers.push(customer.id);
 }
 
+// Memory every 10 s of the run, after a full collection when node runs with --expose-gc (NODE_OPTIONS), so a
+// leak (a heap that keeps growing) shows apart from a heap that grows to its working size and stays there.
+const collect = (globalThis as { gc?: () => void }).gc;
+const memorySamples: string[] = [];
+const sampleMemory = () => {
+  collect?.();
+  const { rss, heapUsed, external } = process.memoryUsage();
+  memorySamples.push(`${mib(rss)} (heap ${mib(heapUsed)}, external ${mib(external)})`);
+};
+sampleMemory();
+const sampler = setInterval(sampleMemory, 10_000);
 const memoryBefore = process.memoryUsage().rss;
 const fleetflow = await profiledRun(process.env.BENCH_CPU_PROFILE, () =>
   runLifecycles(
@@ -104,6 +115,8 @@ const fleetflow = await profiledRun(process.env.BENCH_CPU_PROFILE, () =>
     lanes,
   ),
 );
+clearInterval(sampler);
+sampleMemory();
 const memoryAfter = process.memoryUsage().rss;
 
 await new Promise((resolve) => server.close(resolve));
@@ -119,7 +132,10 @@ console.log(
   `rental lifecycle bench (create → START → PARK → DRIVE → END), ${durationMs / 1000} s per side, Temporal dev server ${temporalStore === 'memory' ? 'in memory' : 'on a SQLite file with WAL'}, Node ${process.version}\n`,
 );
 console.log(formatResult('fleetflow: HTTP API + worker + simulator in this process', fleetflow, 'API calls'));
-console.log(`  RSS ${mib(memoryAfter)} (before the run ${mib(memoryBefore)})\n`);
+console.log(`  RSS ${mib(memoryAfter)} (before the run ${mib(memoryBefore)})`);
+console.log(
+  `  memory every 10 s${collect ? ' after a full GC' : ' (run with NODE_OPTIONS=--expose-gc to collect first)'}: ${memorySamples.join(' → ')}\n`,
+);
 console.log(
   formatResult('bare Temporal: one no-op activity per step, worker in this process', baseline, 'updates'),
 );

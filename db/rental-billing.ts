@@ -125,18 +125,17 @@ export interface RentalBilling {
 export async function finaliseRentalBilling(
   em: EntityManager,
   rental: Rental,
-  options: { at: Date; idempotencyKey: string },
+  options: { at: Date; idempotencyKey: string; /** The caller holds the rental's row lock already. */ locked?: boolean },
 ): Promise<RentalBilling> {
-  await em.lock(rental, LockMode.PESSIMISTIC_WRITE);
+  if (!options.locked) await em.lock(rental, LockMode.PESSIMISTIC_WRITE);
   const price = await priceRental(em, rental, options.at.getTime());
   rental.price = price.price;
   rental.priceV3 = price.priceV3;
   rental.priceV4 = price.priceV4;
-  const existing = await em.findOne(
-    Invoice,
-    { rental: rental.id, refundedInvoice: null },
-    { populate: ['businessUnit'] },
-  );
+  // Only this function issues a rental's invoice, and it sets `rental.invoice` with it: none set, none issued.
+  const existing = rental.invoice
+    ? await em.findOne(Invoice, { rental: rental.id, refundedInvoice: null }, { populate: ['businessUnit'] })
+    : null;
   if (existing || new Decimal(price.priceV4.totals.gross).isZero()) {
     await em.flush();
     return { price, invoice: existing };
@@ -190,7 +189,8 @@ export async function holdRentalDeposit(
   rental: Rental,
   options: { at: Date; idempotencyKey: string },
 ): Promise<Deposit | null> {
-  const existing = await em.findOne(Deposit, { rental: rental.id });
+  // Only this function holds a rental's deposit, and it sets `rental.deposit` with it: none set, none held.
+  const existing = rental.deposit ? await em.findOne(Deposit, { rental: rental.id }) : null;
   if (existing) return existing;
   if (await skipsPreAuthorization(em, rental)) return null;
   const setting = await effectiveSetting(em, rental.tenant.id, RENTAL_DEPOSIT_SETTING_KEY, rental.branch.id);
