@@ -273,7 +273,7 @@ export function createRentalActivities(deps: RentalActivityDeps) {
         payload: { state, activeMode: rental.activeMode ?? null },
         idempotencyKey,
       });
-      if (transition.starts) await holdRentalDeposit(em, rental, { at, idempotencyKey });
+      if (transition.starts) await holdRentalDeposit(em, rental, { at, idempotencyKey, locked: true });
       if (transition.ends) await finaliseRentalBilling(em, rental, { at, idempotencyKey, locked: true });
       return { state };
     });
@@ -465,29 +465,32 @@ export function createRentalActivities(deps: RentalActivityDeps) {
   }
 
   /**
-   * Checks the end requirements of an END and records the check (RENTAL_REQUIREMENTS_END_CHECK), in its own
-   * transaction so a refused END still leaves it on the timeline; a failed requirement refuses the END
+   * Checks the end requirements of an END and records the check (RENTAL_REQUIREMENTS_END_CHECK) in its own
+   * transaction, so a refused END still leaves it on the timeline; a failed requirement refuses the END
    * with its code unless the operator overrides it (the overridden ones are recorded on the rental).
    */
   async function checkEndRequirements(
     input: PerformRentalTransitionInput,
     idempotencyKey: string,
   ): Promise<EndCheckOutcome> {
-    const outcome = await asActivity(() =>
-      inTenantTransaction(orm, input.tenant, async (em) => {
-        const rental = await em.findOne(Rental, input.rentalId, { populate: ['vehicle'] });
-        if (!rental) throw new DomainError('R404');
-        const vehicle = rental.vehicle;
-        const report = await endRequirementsReport(em, input.tenant, {
-          rental,
-          vehicle,
-          userPosition: input.position,
-          at: new Date(input.at),
-        });
-        const { evaluation, overridden } = applyEndOverrides(report, input.adminOverride);
-        const key = `${idempotencyKey}/end-check`;
-        if (report.profile !== null && !(await em.count(Event, { idempotencyKey: key })))
-          recordEvent(em, {
+    const outcome = await asActivity(async () => {
+      // Reads only: no transaction unless there is a check to record.
+      const em = tenantEm(orm, input.tenant);
+      const rental = await em.findOne(Rental, input.rentalId, { populate: ['vehicle'] });
+      if (!rental) throw new DomainError('R404');
+      const vehicle = rental.vehicle;
+      const report = await endRequirementsReport(em, input.tenant, {
+        rental,
+        vehicle,
+        userPosition: input.position,
+        at: new Date(input.at),
+      });
+      const { evaluation, overridden } = applyEndOverrides(report, input.adminOverride);
+      const key = `${idempotencyKey}/end-check`;
+      if (report.profile !== null)
+        await inTenantTransaction(orm, input.tenant, async (tx) => {
+          if (await tx.count(Event, { idempotencyKey: key })) return;
+          recordEvent(tx, {
             type: 'RENTAL_REQUIREMENTS_END_CHECK',
             createdAt: new Date(input.at),
             branchId: rental.branch.id,
@@ -504,9 +507,9 @@ export function createRentalActivities(deps: RentalActivityDeps) {
             payload: { passed: report.passed, overridden, requirements: report.requirements },
             idempotencyKey: key,
           });
-        return { evaluation, overridden, endBranchId: report.endBranchId };
-      }),
-    );
+        });
+      return { evaluation, overridden, endBranchId: report.endBranchId };
+    });
     assertRequirementsPassed(outcome.evaluation);
     return { overridden: outcome.overridden, endBranchId: outcome.endBranchId };
   }

@@ -20,6 +20,8 @@ import {
   checkBusinessContext,
   createRental,
   loadRental,
+  rentalRecord,
+  type RentalRecord,
   rentalCreationErrors,
   rentalPopulate,
   vehicleOfRequest,
@@ -185,7 +187,7 @@ const rentalLinks = {
 const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
 
 /** The API's rental representation (the `Rental` schema), shared by both interfaces. */
-export function toRentalDto(rental: Rental): Static<typeof RentalSchema> {
+export function toRentalDto(rental: RentalRecord): Static<typeof RentalSchema> {
   const km =
     rental.startOdometerKm != null && rental.endOdometerKm != null
       ? Math.round((rental.endOdometerKm - rental.startOdometerKm) * 1000) / 1000
@@ -668,7 +670,7 @@ export const rentalOperation = defineRoute({
     await workflowOf(ctx, rental.id).executeUpdate(rentalOperationUpdate, {
       args: [{ ...ctx.body, requestedBy: ctx.actor }],
     });
-    return ok(toRentalDto(await loadRental(ctx.em.fork(), rental.id)));
+    return ok(toRentalDto(await rentalRecord(ctx.em, ctx.tenant, rental.id)));
   },
 });
 
