@@ -196,6 +196,7 @@ export function createRentalActivities(deps: RentalActivityDeps) {
         await recordCommandOutcomeIn(
           em,
           {
+            tenant: input.tenant,
             vehicleId: command.vehicleId,
             command: command.name,
             rentalId: input.rentalId,
@@ -558,6 +559,7 @@ export function createRentalActivities(deps: RentalActivityDeps) {
           recordCommandOutcomeIn(
             em,
             {
+              tenant: input.tenant,
               vehicleId: input.vehicleId,
               command: input.vehicleCommand!,
               rentalId: input.rentalId,
