@@ -188,7 +188,15 @@ export function createRentalActivities(deps: RentalActivityDeps) {
         [idempotencyKey, input.tenant, input.rentalId],
       );
       if (!locked) throw new DomainError('R404');
-      const rental = await em.findOneOrFail(Rental, input.rentalId, { populate: ['vehicle'] });
+      // With what the step reads next: the deposit at START reads the customer, the invoice at the end the
+      // pinned pricing version.
+      const rental = await em.findOneOrFail(Rental, input.rentalId, {
+        populate: transition.starts
+          ? ['vehicle', 'customer']
+          : transition.ends
+            ? ['vehicle', 'pricingBundleVersion.bundle']
+            : ['vehicle'],
+      });
       // Already recorded by an earlier attempt of this activity: answer what it recorded.
       if (locked.recorded) return { state: rental.state };
       // The command's OK answer is recorded with the transition, in one transaction.

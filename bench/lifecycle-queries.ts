@@ -2,14 +2,12 @@
 // real stack, per step, grouped by statement shape: what the rental lifecycle bench's CPU goes to in the
 // database layer. Lifecycles run one at a time, so each statement is attributed to its step.
 // Usage: npm run bench:lifecycle-queries [-- lifecycles]   (default 5; the first one is a warm-up)
-import type { AddressInfo } from 'node:net';
 import { Connection } from '@mikro-orm/core';
-import { createApp } from '../api/app.js';
-import { demoOperatorClient } from '../db/seed.js';
 import { Customer, Vehicle } from '../db/entities/index.js';
 import { tenantEm } from '../db/orm.js';
 import { startThrowawayInfrastructure } from '../tests/support/infrastructure.js';
 import { startTestBackend } from '../tests/support/stack.js';
+import { startBenchApi } from './api-stack.js';
 import { lifecycleSteps, type LifecycleStep } from './lifecycle-stats.js';
 
 process.env.LOG_LEVEL ??= 'warn';
@@ -17,27 +15,7 @@ const lifecycles = Number(process.argv[2] ?? 5);
 
 const infra = await startThrowawayInfrastructure({ temporalStore: 'memory' });
 const backend = await startTestBackend({ commandTimeoutMs: 5000 });
-const app = createApp({
-  orm: backend.orm,
-  temporal: backend.client,
-  taskQueue: backend.taskQueue,
-  jwtSecret: 'bench',
-  tokenTtlSeconds: 3600,
-  readinessChecks: {},
-});
-const server = app.listen(0);
-await new Promise((resolve) => server.once('listening', resolve));
-const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/${backend.seed.tenant}`;
-const tokenReply = await fetch(`${base}/auth/token`, {
-  method: 'POST',
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({
-    grant_type: 'client_credentials',
-    client_id: demoOperatorClient.clientId,
-    client_secret: demoOperatorClient.clientSecret,
-  }),
-});
-const { access_token: token } = (await tokenReply.json()) as { access_token: string };
+const { base, token, close: closeApi } = await startBenchApi(backend);
 const em = tenantEm(backend.orm, backend.seed.tenant);
 const [vehicle] = await em.find(Vehicle, {}, { orderBy: { id: 'asc' }, limit: 1 });
 const customer = em.create(Customer, {
@@ -129,6 +107,6 @@ console.log(
     `${((total - refills) / measured).toFixed(1)} without read-cache refills`,
 );
 
-await new Promise((resolve) => server.close(resolve));
+await closeApi();
 await backend.stop();
 await infra.stop();
