@@ -1,5 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
-import { inTenantTransaction } from '../db/orm.js';
+import { inTenantTransaction, tenantEm } from '../db/orm.js';
+import { branchDirectory } from '../db/branches.js';
 import {
   Branch,
   CostCenter,
@@ -12,7 +13,7 @@ import {
 } from '../db/entities/index.js';
 import { recordEvent } from '../db/events.js';
 import { settingOrDefaults } from '../db/settings.js';
-import { categoryConfiguration } from '../db/categories.js';
+import { categoryConfiguration, categoryReadiness } from '../db/categories.js';
 import { DomainError } from '../domain/errors.js';
 import {
   RENTAL_RESERVATION_SETTING_KEY,
@@ -157,6 +158,16 @@ export function createRentalActivities(deps: RentalActivityDeps) {
   const delivery = createCommandDelivery(deps);
 
   /**
+   * Fills the read cache (categories, branch tree) outside any transaction: a transaction serves what the
+   * cache holds but never stores into it, so without this every transition would read both again.
+   */
+  async function warmReadCache(tenant: string): Promise<void> {
+    const em = tenantEm(orm, tenant);
+    await categoryReadiness(em);
+    await branchDirectory(em, tenant);
+  }
+
+  /**
    * Records one row of the transition table (domain/rental.ts) with what the vehicle reported, the
    * billing it implies and its event, in one transaction; idempotent per activity.
    */
@@ -167,11 +178,33 @@ export function createRentalActivities(deps: RentalActivityDeps) {
   ): Promise<RecordedTransition> {
     const transition = rentalTransitions[input.transition];
     return inTenantTransaction(orm, input.tenant, async (em) => {
+      // One statement locks the rental and its vehicle and tells whether an earlier attempt of this
+      // activity recorded the transition already.
+      const [locked] = await em.execute<{ recorded: boolean }[]>(
+        `select exists(select 1 from event e where e.tenant_id = r.tenant_id and e.idempotency_key = ?) as recorded
+           from rental r join vehicle v on v.tenant_id = r.tenant_id and v.id = r.vehicle_id
+          where r.tenant_id = ? and r.id = ?
+            for update of r, v`,
+        [idempotencyKey, input.tenant, input.rentalId],
+      );
+      if (!locked) throw new DomainError('R404');
+      // With what the step reads next: the deposit at START reads the customer, the invoice at the end the
+      // pinned pricing version.
+      const rental = await em.findOneOrFail(Rental, input.rentalId, {
+        populate: transition.starts
+          ? ['vehicle', 'customer']
+          : transition.ends
+            ? ['vehicle', 'pricingBundleVersion.bundle']
+            : ['vehicle'],
+      });
+      // Already recorded by an earlier attempt of this activity: answer what it recorded.
+      if (locked.recorded) return { state: rental.state };
       // The command's OK answer is recorded with the transition, in one transaction.
       if (command?.answered.unrecorded)
         await recordCommandOutcomeIn(
           em,
           {
+            tenant: input.tenant,
             vehicleId: command.vehicleId,
             command: command.name,
             rentalId: input.rentalId,
@@ -180,19 +213,13 @@ export function createRentalActivities(deps: RentalActivityDeps) {
           command.answered.commandId,
           { status: 'OK', ...command.answered.unrecorded, applyReport: false },
         );
-      const rental = await em.findOne(Rental, input.rentalId, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!rental) throw new DomainError('R404');
-      // Already recorded by an earlier attempt of this activity: answer what it recorded.
-      if (await em.count(Event, { idempotencyKey })) return { state: rental.state };
       if (!transition.from.includes(rental.state)) {
         throw new DomainError(
           'R201',
           `rental is ${rental.state}; ${input.transition} needs ${transition.from.join(' or ')}`,
         );
       }
-      const vehicle = await em.findOneOrFail(Vehicle, rental.vehicle.id, {
-        lockMode: LockMode.PESSIMISTIC_WRITE,
-      });
+      const vehicle = rental.vehicle;
       const at = new Date(input.at);
       let state: RentalState = transition.to;
       rental.phases = advancePhases(
@@ -255,14 +282,15 @@ export function createRentalActivities(deps: RentalActivityDeps) {
         payload: { state, activeMode: rental.activeMode ?? null },
         idempotencyKey,
       });
-      if (transition.starts) await holdRentalDeposit(em, rental, { at, idempotencyKey });
-      if (transition.ends) await finaliseRentalBilling(em, rental, { at, idempotencyKey });
+      if (transition.starts) await holdRentalDeposit(em, rental, { at, idempotencyKey, locked: true });
+      if (transition.ends) await finaliseRentalBilling(em, rental, { at, idempotencyKey, locked: true });
       return { state };
     });
   }
 
   /** The reservation itself (see reserveRental), in one transaction. */
-  function reserve(input: ReserveRentalInput): Promise<ReservationResult> {
+  async function reserve(input: ReserveRentalInput): Promise<ReservationResult> {
+    await warmReadCache(input.tenant);
     return inTenantTransaction(orm, input.tenant, async (em) => {
       const vehicle = await em.findOne(Vehicle, input.vehicleId, {
         lockMode: LockMode.PESSIMISTIC_WRITE,
@@ -446,29 +474,32 @@ export function createRentalActivities(deps: RentalActivityDeps) {
   }
 
   /**
-   * Checks the end requirements of an END and records the check (RENTAL_REQUIREMENTS_END_CHECK), in its own
-   * transaction so a refused END still leaves it on the timeline; a failed requirement refuses the END
+   * Checks the end requirements of an END and records the check (RENTAL_REQUIREMENTS_END_CHECK) in its own
+   * transaction, so a refused END still leaves it on the timeline; a failed requirement refuses the END
    * with its code unless the operator overrides it (the overridden ones are recorded on the rental).
    */
   async function checkEndRequirements(
     input: PerformRentalTransitionInput,
     idempotencyKey: string,
   ): Promise<EndCheckOutcome> {
-    const outcome = await asActivity(() =>
-      inTenantTransaction(orm, input.tenant, async (em) => {
-        const rental = await em.findOne(Rental, input.rentalId);
-        if (!rental) throw new DomainError('R404');
-        const vehicle = await em.findOneOrFail(Vehicle, rental.vehicle.id);
-        const report = await endRequirementsReport(em, input.tenant, {
-          rental,
-          vehicle,
-          userPosition: input.position,
-          at: new Date(input.at),
-        });
-        const { evaluation, overridden } = applyEndOverrides(report, input.adminOverride);
-        const key = `${idempotencyKey}/end-check`;
-        if (report.profile !== null && !(await em.count(Event, { idempotencyKey: key })))
-          recordEvent(em, {
+    const outcome = await asActivity(async () => {
+      // Reads only: no transaction unless there is a check to record.
+      const em = tenantEm(orm, input.tenant);
+      const rental = await em.findOne(Rental, input.rentalId, { populate: ['vehicle'] });
+      if (!rental) throw new DomainError('R404');
+      const vehicle = rental.vehicle;
+      const report = await endRequirementsReport(em, input.tenant, {
+        rental,
+        vehicle,
+        userPosition: input.position,
+        at: new Date(input.at),
+      });
+      const { evaluation, overridden } = applyEndOverrides(report, input.adminOverride);
+      const key = `${idempotencyKey}/end-check`;
+      if (report.profile !== null)
+        await inTenantTransaction(orm, input.tenant, async (tx) => {
+          if (await tx.count(Event, { idempotencyKey: key })) return;
+          recordEvent(tx, {
             type: 'RENTAL_REQUIREMENTS_END_CHECK',
             createdAt: new Date(input.at),
             branchId: rental.branch.id,
@@ -485,9 +516,9 @@ export function createRentalActivities(deps: RentalActivityDeps) {
             payload: { passed: report.passed, overridden, requirements: report.requirements },
             idempotencyKey: key,
           });
-        return { evaluation, overridden, endBranchId: report.endBranchId };
-      }),
-    );
+        });
+      return { evaluation, overridden, endBranchId: report.endBranchId };
+    });
     assertRequirementsPassed(outcome.evaluation);
     return { overridden: outcome.overridden, endBranchId: outcome.endBranchId };
   }
@@ -495,6 +526,7 @@ export function createRentalActivities(deps: RentalActivityDeps) {
   /** The body of performRentalTransition (heartbeating around it). */
   async function performTransition(input: PerformRentalTransitionInput): Promise<RecordedTransition> {
     const idempotencyKey = activityIdempotencyKey();
+    await warmReadCache(input.tenant);
     // END: the end requirements, from the vehicle's last reported state, before the vehicle is locked.
     const endCheck =
       input.transition === 'END' ? await checkEndRequirements(input, idempotencyKey) : undefined;
@@ -535,6 +567,7 @@ export function createRentalActivities(deps: RentalActivityDeps) {
           recordCommandOutcomeIn(
             em,
             {
+              tenant: input.tenant,
               vehicleId: input.vehicleId,
               command: input.vehicleCommand!,
               rentalId: input.rentalId,

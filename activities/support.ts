@@ -15,9 +15,11 @@ export function activityIdempotencyKey(): string {
 /**
  * Heartbeats every `intervalMs` while `work` runs, so a worker that dies mid-activity is noticed within
  * the caller's heartbeatTimeout instead of its whole startToCloseTimeout. Work done within the first
- * interval sends no heartbeat at all (the timeout counts from the start of the attempt).
+ * interval sends no heartbeat at all (the timeout counts from the start of the attempt). Each heartbeat is
+ * a round trip to the Temporal server and a write of the activity's state there: 2 s spares every step
+ * answered within 2 s of them and stays inside the rental steps' 5 s heartbeat timeout.
  */
-export async function withHeartbeat<T>(work: () => Promise<T>, intervalMs = 1_000): Promise<T> {
+export async function withHeartbeat<T>(work: () => Promise<T>, intervalMs = 2_000): Promise<T> {
   const context = Context.current();
   const timer = setInterval(() => context.heartbeat(), intervalMs);
   try {

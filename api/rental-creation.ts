@@ -23,6 +23,183 @@ export async function loadRental(em: EntityManager, rentalId: number): Promise<R
   return rental;
 }
 
+/**
+ * What the rental DTO (`toRentalDto`) reads of a rental: an entity loaded with `rentalPopulate` is one, and
+ * so is what `rentalRecord` reads without entities.
+ */
+export interface RentalRecord {
+  id: number;
+  state: Rental['state'];
+  activeMode?: Rental['activeMode'];
+  branch: { id: number };
+  endBranch?: { id: number } | null;
+  vehicle: { id: number; code: string; category: { id: number }; licensePlate?: string | null };
+  customer: { id: number; firstName: string; lastName: string; email: string };
+  createdBy?: string | null;
+  reservedAt: Date;
+  reservationExpiresAt?: Date | null;
+  startedAt?: Date | null;
+  endedAt?: Date | null;
+  startPosition?: Rental['startPosition'];
+  endPosition?: Rental['endPosition'];
+  startOdometerKm?: number | null;
+  endOdometerKm?: number | null;
+  pricingBundleVersion?: { id: number; version: number; bundle: { id: number; name: string } } | null;
+  phases: Rental['phases'];
+  paidReservationMinutes: number;
+  price?: Rental['price'];
+  priceV3?: Rental['priceV3'];
+  priceV4?: Rental['priceV4'];
+  userGroup?: { id: number } | null;
+  costCenter?: { id: number } | null;
+  reason?: string | null;
+  annotations: string[];
+  invoice?: { id: number } | null;
+  deposit?: { id: number } | null;
+  cleanlinessRating?: number | null;
+  cleanlinessComment?: string | null;
+  overriddenEndRequirements?: string[] | null;
+  workflowId: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface RentalRecordRow {
+  id: number;
+  state: Rental['state'];
+  active_mode: Rental['activeMode'];
+  branch_id: number;
+  end_branch_id: number | null;
+  vehicle_id: number;
+  vehicle_code: string;
+  vehicle_category_id: number;
+  vehicle_license_plate: string | null;
+  customer_id: number;
+  customer_first_name: string;
+  customer_last_name: string;
+  customer_email: string;
+  created_by: string | null;
+  reserved_at: string;
+  reservation_expires_at: string | null;
+  started_at: string | null;
+  ended_at: string | null;
+  start_position: Rental['startPosition'];
+  end_position: Rental['endPosition'];
+  start_odometer_km: number | null;
+  end_odometer_km: number | null;
+  pricing_bundle_version_id: number | null;
+  pricing_bundle_version: number | null;
+  pricing_bundle_id: number | null;
+  pricing_bundle_name: string | null;
+  phases: Rental['phases'];
+  paid_reservation_minutes: number;
+  price: Rental['price'];
+  price_v3: Rental['priceV3'];
+  price_v4: Rental['priceV4'];
+  user_group_id: number | null;
+  cost_center_id: number | null;
+  reason: string | null;
+  annotations: string[];
+  invoice_id: number | null;
+  deposit_id: number | null;
+  cleanliness_rating: number | null;
+  cleanliness_comment: string | null;
+  overridden_end_requirements: string[] | null;
+  workflow_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * The rental with what its DTO needs, in one statement and without entities (R404 when the tenant has no
+ * such rental): every operation answers with it, and hydrating the rental, its vehicle, customer and
+ * pricing version cost more than the statement.
+ */
+export async function rentalRecord(
+  em: EntityManager,
+  tenant: string,
+  rentalId: number,
+): Promise<RentalRecord> {
+  const [row] = await em.execute<RentalRecordRow[]>(
+    `select r.id, r.state, r.active_mode, r.branch_id, r.end_branch_id, r.vehicle_id,
+            v.code as vehicle_code, v.category_id as vehicle_category_id, v.license_plate as vehicle_license_plate,
+            r.customer_id, c.first_name as customer_first_name, c.last_name as customer_last_name,
+            c.email as customer_email, r.created_by, r.reserved_at, r.reservation_expires_at, r.started_at,
+            r.ended_at, r.start_position, r.end_position, r.start_odometer_km, r.end_odometer_km,
+            r.pricing_bundle_version_id, pv.version as pricing_bundle_version, pb.id as pricing_bundle_id,
+            pb.name as pricing_bundle_name, r.phases, r.paid_reservation_minutes, r.price, r.price_v3,
+            r.price_v4, r.user_group_id, r.cost_center_id, r.reason, r.annotations, r.invoice_id, r.deposit_id,
+            r.cleanliness_rating, r.cleanliness_comment, r.overridden_end_requirements, r.workflow_id,
+            r.created_at, r.updated_at
+       from rental r
+       join vehicle v on v.tenant_id = r.tenant_id and v.id = r.vehicle_id
+       join customer c on c.tenant_id = r.tenant_id and c.id = r.customer_id
+       left join pricing_bundle_version pv on pv.tenant_id = r.tenant_id and pv.id = r.pricing_bundle_version_id
+       left join pricing_bundle pb on pb.tenant_id = r.tenant_id and pb.id = pv.bundle_id
+      where r.tenant_id = ? and r.id = ?`,
+    [tenant, rentalId],
+  );
+  if (!row) throw new DomainError('R404', `rental ${rentalId} not found`);
+  // Timestamps as the entities read them (the driver hands them over as text).
+  const platform = em.getPlatform();
+  const instant = (value: string) => platform.parseDate(value);
+  const optionalInstant = (value: string | null) => (value === null ? null : instant(value));
+  const reference = (id: number | null) => (id === null ? null : { id });
+  return {
+    id: row.id,
+    state: row.state,
+    activeMode: row.active_mode,
+    branch: { id: row.branch_id },
+    endBranch: reference(row.end_branch_id),
+    vehicle: {
+      id: row.vehicle_id,
+      code: row.vehicle_code,
+      category: { id: row.vehicle_category_id },
+      licensePlate: row.vehicle_license_plate,
+    },
+    customer: {
+      id: row.customer_id,
+      firstName: row.customer_first_name,
+      lastName: row.customer_last_name,
+      email: row.customer_email,
+    },
+    createdBy: row.created_by,
+    reservedAt: instant(row.reserved_at),
+    reservationExpiresAt: optionalInstant(row.reservation_expires_at),
+    startedAt: optionalInstant(row.started_at),
+    endedAt: optionalInstant(row.ended_at),
+    startPosition: row.start_position,
+    endPosition: row.end_position,
+    startOdometerKm: row.start_odometer_km,
+    endOdometerKm: row.end_odometer_km,
+    pricingBundleVersion:
+      row.pricing_bundle_version_id === null
+        ? null
+        : {
+            id: row.pricing_bundle_version_id,
+            version: row.pricing_bundle_version!,
+            bundle: { id: row.pricing_bundle_id!, name: row.pricing_bundle_name! },
+          },
+    phases: row.phases,
+    paidReservationMinutes: row.paid_reservation_minutes,
+    price: row.price,
+    priceV3: row.price_v3,
+    priceV4: row.price_v4,
+    userGroup: reference(row.user_group_id),
+    costCenter: reference(row.cost_center_id),
+    reason: row.reason,
+    annotations: row.annotations,
+    invoice: reference(row.invoice_id),
+    deposit: reference(row.deposit_id),
+    cleanlinessRating: row.cleanliness_rating,
+    cleanlinessComment: row.cleanliness_comment,
+    overriddenEndRequirements: row.overridden_end_requirements,
+    workflowId: row.workflow_id,
+    createdAt: instant(row.created_at),
+    updatedAt: instant(row.updated_at),
+  };
+}
+
 /** The identifiers a rental creation may name its vehicle by; exactly one is given (the schemas say so). */
 export interface VehicleIdentifier {
   vehicleId?: number;
@@ -143,13 +320,13 @@ export interface RentalCreation {
 
 /**
  * Creates a rental through its workflow: allocates the id, starts the workflow and waits until the
- * reservation is made (or refused: the workflow's typed failure becomes the answer), then reloads the row.
+ * reservation is made (or refused: the workflow's typed failure becomes the answer), then reads the row.
  */
 export async function createRental(
   em: EntityManager,
   services: Pick<ApiServices, 'temporal' | 'taskQueue'>,
   creation: RentalCreation,
-): Promise<Rental> {
+): Promise<RentalRecord> {
   const [{ id: rentalId }] = await em.execute<[{ id: number }]>(`select nextval('rental_id_seq')::int as id`);
   const handle = await services.temporal.workflow.start(
     RENTAL_WORKFLOW_TYPE,
@@ -169,5 +346,5 @@ export async function createRental(
   );
   // Answers once the reservation is made (and, with startImmediately, the start attempted) or refused.
   await handle.executeUpdate(awaitReservationUpdate);
-  return loadRental(em.fork(), rentalId);
+  return rentalRecord(em, creation.tenant, rentalId);
 }

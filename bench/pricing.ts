@@ -5,10 +5,7 @@
 // 2. The free-floating simulator through the HTTP API (auth, validation, database lookups, engine),
 //    p50/p99 latency beside an authenticated endpoint that does no pricing (GET /roles/assignments/exists).
 // Usage: npm run bench:pricing [-- requests concurrency]   (defaults: 400 requests, 4 at a time)
-import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { createApp } from '../api/app.js';
-import { demoOperatorClient } from '../db/seed.js';
 import { demoCarRules, demoScooterRules } from '../db/seed/pricing.js';
 import { tenantEm } from '../db/orm.js';
 import { VehicleCategory } from '../db/entities/index.js';
@@ -20,6 +17,7 @@ import {
 } from '../domain/pricing.js';
 import { startThrowawayInfrastructure } from '../tests/support/infrastructure.js';
 import { startTestBackend } from '../tests/support/stack.js';
+import { startBenchApi } from './api-stack.js';
 
 process.env.LOG_LEVEL ??= 'warn';
 const requests = Number(process.argv[2] ?? 400);
@@ -106,27 +104,7 @@ console.log(
 
 const infra = await startThrowawayInfrastructure({});
 const backend = await startTestBackend({});
-const app = createApp({
-  orm: backend.orm,
-  temporal: backend.client,
-  taskQueue: backend.taskQueue,
-  jwtSecret: 'bench',
-  tokenTtlSeconds: 3600,
-  readinessChecks: {},
-});
-const server = app.listen(0);
-await new Promise((resolve) => server.once('listening', resolve));
-const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/${backend.seed.tenant}`;
-const tokenReply = await fetch(`${base}/auth/token`, {
-  method: 'POST',
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({
-    grant_type: 'client_credentials',
-    client_id: demoOperatorClient.clientId,
-    client_secret: demoOperatorClient.clientSecret,
-  }),
-});
-const { access_token: token } = (await tokenReply.json()) as { access_token: string };
+const { base, token, close: closeApi } = await startBenchApi(backend);
 const scooters = await tenantEm(backend.orm, backend.seed.tenant).findOneOrFail(VehicleCategory, {
   name: 'E-Scooter',
 });
@@ -183,6 +161,6 @@ const latencyRow = (label: string, sorted: number[]) =>
 latencyRow('POST /pricing-simulator/free-floating (45 phases)', simulator);
 latencyRow('baseline: GET /roles/assignments/exists (no pricing)', reference);
 
-await new Promise((resolve) => server.close(resolve));
+await closeApi();
 await backend.stop();
 await infra.stop();

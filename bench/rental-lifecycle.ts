@@ -14,13 +14,11 @@
 // fleetflow runs first, so its RSS is not inflated by the baseline's worker; its backend is stopped
 // before the baseline starts, so the baseline has the CPU to itself, like fleetflow had. Neither warms
 // up: the first lifecycles of each include their worker's cold start.
-import type { AddressInfo } from 'node:net';
-import { createApp } from '../api/app.js';
-import { demoOperatorClient } from '../db/seed.js';
 import { Customer, Vehicle } from '../db/entities/index.js';
 import { tenantEm } from '../db/orm.js';
 import { startThrowawayInfrastructure } from '../tests/support/infrastructure.js';
 import { startTestBackend } from '../tests/support/stack.js';
+import { startBenchApi } from './api-stack.js';
 import { formatRatio, formatResult, runLifecycles } from './lifecycle-stats.js';
 import { profiledRun } from './process-cpu.js';
 import { runTemporalBaseline } from './temporal-baseline.js';
@@ -35,27 +33,7 @@ const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 const temporalStore = process.env.BENCH_TEMPORAL_STORE === 'memory' ? 'memory' : 'sqlite-file';
 const infra = await startThrowawayInfrastructure({ temporalStore });
 const backend = await startTestBackend({ commandTimeoutMs: 5000 });
-const app = createApp({
-  orm: backend.orm,
-  temporal: backend.client,
-  taskQueue: backend.taskQueue,
-  jwtSecret: 'bench',
-  tokenTtlSeconds: 3600,
-  readinessChecks: {},
-});
-const server = app.listen(0);
-await new Promise((resolve) => server.once('listening', resolve));
-const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/${backend.seed.tenant}`;
-const tokenReply = await fetch(`${base}/auth/token`, {
-  method: 'POST',
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({
-    grant_type: 'client_credentials',
-    client_id: demoOperatorClient.clientId,
-    client_secret: demoOperatorClient.clientSecret,
-  }),
-});
-const { access_token: token } = (await tokenReply.json()) as { access_token: string };
+const { base, token, close: closeApi } = await startBenchApi(backend);
 const vehicles = await tenantEm(backend.orm, backend.seed.tenant).find(
   Vehicle,
   {},
@@ -88,6 +66,17 @@ for (let lane = 0; lane < lanes; lane += 1) {
   laneCustomers.push(customer.id);
 }
 
+// Memory every 10 s of the run, after a full collection when node runs with --expose-gc (NODE_OPTIONS), so a
+// leak (a heap that keeps growing) shows apart from a heap that grows to its working size and stays there.
+const collect = (globalThis as { gc?: () => void }).gc;
+const memorySamples: string[] = [];
+const sampleMemory = () => {
+  collect?.();
+  const { rss, heapUsed, external } = process.memoryUsage();
+  memorySamples.push(`${mib(rss)} (heap ${mib(heapUsed)}, external ${mib(external)})`);
+};
+sampleMemory();
+const sampler = setInterval(sampleMemory, 10_000);
 const memoryBefore = process.memoryUsage().rss;
 const fleetflow = await profiledRun(process.env.BENCH_CPU_PROFILE, () =>
   runLifecycles(
@@ -104,9 +93,11 @@ const fleetflow = await profiledRun(process.env.BENCH_CPU_PROFILE, () =>
     lanes,
   ),
 );
+clearInterval(sampler);
+sampleMemory();
 const memoryAfter = process.memoryUsage().rss;
 
-await new Promise((resolve) => server.close(resolve));
+await closeApi();
 await backend.stop();
 
 const baseline = await runTemporalBaseline({
@@ -119,7 +110,10 @@ console.log(
   `rental lifecycle bench (create → START → PARK → DRIVE → END), ${durationMs / 1000} s per side, Temporal dev server ${temporalStore === 'memory' ? 'in memory' : 'on a SQLite file with WAL'}, Node ${process.version}\n`,
 );
 console.log(formatResult('fleetflow: HTTP API + worker + simulator in this process', fleetflow, 'API calls'));
-console.log(`  RSS ${mib(memoryAfter)} (before the run ${mib(memoryBefore)})\n`);
+console.log(`  RSS ${mib(memoryAfter)} (before the run ${mib(memoryBefore)})`);
+console.log(
+  `  memory every 10 s${collect ? ' after a full GC' : ' (run with NODE_OPTIONS=--expose-gc to collect first)'}: ${memorySamples.join(' → ')}\n`,
+);
 console.log(
   formatResult('bare Temporal: one no-op activity per step, worker in this process', baseline, 'updates'),
 );

@@ -3,11 +3,19 @@ import { TENANT_FILTER, VehicleCategory } from './entities/index.js';
 import { readCacheOf } from './read-cache.js';
 import { effectiveCategoryConfiguration, type VehicleCategoryConfiguration } from '../domain/vehicle.js';
 
-/** A category's configuration merged over its ancestors' (the category's own keys win). */
+/**
+ * A category's configuration merged over its ancestors' (the category's own keys win), from the read cache
+ * when the EntityManager is tenant-confined (frozen: read it, never change it); read from the table otherwise
+ * or when the cache does not know the category (created since).
+ */
 export async function categoryConfiguration(
   em: EntityManager,
   categoryId: number,
 ): Promise<VehicleCategoryConfiguration> {
+  if (em.getFilterParams<{ tenantId?: string }>(TENANT_FILTER)?.tenantId) {
+    const cached = (await categoryReadiness(em)).get(categoryId);
+    if (cached) return cached.configuration;
+  }
   const chain: VehicleCategoryConfiguration[] = [];
   let current = await em.findOne(VehicleCategory, categoryId);
   for (let depth = 0; current && depth < 16; depth += 1) {

@@ -30,6 +30,8 @@ interface Entry {
   generation: number;
   storedAt: number;
   value: Promise<unknown>;
+  /** Whether `value` has resolved: a transaction waits on no load, as that load may need its connection. */
+  settled: boolean;
 }
 
 /** The cache and its invalidation; one per ORM (registered through `ormOptions`). */
@@ -52,18 +54,23 @@ export class ReadCache implements EventSubscriber {
 
   /**
    * The value under `key`, loaded by `load` when absent, stale or invalidated. Only an EntityManager outside
-   * a transaction may use it, so a cached value is always committed data.
+   * a transaction stores what it loads, so a cached value is always committed data. Inside a transaction a
+   * valid, already loaded entry is served (a flush of a watched entity empties the cache before it is
+   * written, so a transaction never reads around its own flushed writes); otherwise it loads through the
+   * transaction, never waiting on a load that needs a pooled connection while it holds one.
    */
   async get<T>(em: EntityManager, key: string, load: () => Promise<T>): Promise<T> {
-    if (em.isInTransaction()) return load();
     const now = Date.now();
     const entry = this.entries.get(key);
-    if (entry && entry.generation === this.generation && now - entry.storedAt < this.ttlMs)
-      return entry.value as Promise<T>;
+    const valid = entry && entry.generation === this.generation && now - entry.storedAt < this.ttlMs;
+    if (em.isInTransaction()) return valid && entry.settled ? (entry.value as Promise<T>) : load();
+    if (valid) return entry.value as Promise<T>;
     const generation = this.generation;
     const value = load();
     if (!this.writesOpen(now)) {
-      this.entries.set(key, { generation, storedAt: now, value });
+      const stored: Entry = { generation, storedAt: now, value, settled: false };
+      this.entries.set(key, stored);
+      value.then(() => (stored.settled = true)).catch(() => undefined);
       // A failed load is not kept; a load overtaken by an invalidation is dropped by the generation check.
       value.catch(() => {
         if (this.entries.get(key)?.value === value) this.entries.delete(key);

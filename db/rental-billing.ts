@@ -125,18 +125,28 @@ export interface RentalBilling {
 export async function finaliseRentalBilling(
   em: EntityManager,
   rental: Rental,
-  options: { at: Date; idempotencyKey: string },
+  options: {
+    at: Date;
+    idempotencyKey: string;
+    /** The caller read `rental` after taking its row lock (so `rental.invoice` is current). */
+    locked?: boolean;
+  },
 ): Promise<RentalBilling> {
-  await em.lock(rental, LockMode.PESSIMISTIC_WRITE);
+  if (!options.locked) await em.lock(rental, LockMode.PESSIMISTIC_WRITE);
   const price = await priceRental(em, rental, options.at.getTime());
   rental.price = price.price;
   rental.priceV3 = price.priceV3;
   rental.priceV4 = price.priceV4;
-  const existing = await em.findOne(
-    Invoice,
-    { rental: rental.id, refundedInvoice: null },
-    { populate: ['businessUnit'] },
-  );
+  // Only this function issues a rental's invoice, and it sets `rental.invoice` with it: a rental read under
+  // the caller's lock with none set has none issued.
+  const existing =
+    options.locked && !rental.invoice
+      ? null
+      : await em.findOne(
+          Invoice,
+          { rental: rental.id, refundedInvoice: null },
+          { populate: ['businessUnit'] },
+        );
   if (existing || new Decimal(price.priceV4.totals.gross).isZero()) {
     await em.flush();
     return { price, invoice: existing };
@@ -188,9 +198,17 @@ async function skipsPreAuthorization(em: EntityManager, rental: Rental): Promise
 export async function holdRentalDeposit(
   em: EntityManager,
   rental: Rental,
-  options: { at: Date; idempotencyKey: string },
+  options: {
+    at: Date;
+    idempotencyKey: string;
+    /** The caller read `rental` after taking its row lock (so `rental.deposit` is current). */
+    locked?: boolean;
+  },
 ): Promise<Deposit | null> {
-  const existing = await em.findOne(Deposit, { rental: rental.id });
+  // Only this function holds a rental's deposit, and it sets `rental.deposit` with it: a rental read under
+  // the caller's lock with none set holds none.
+  const existing =
+    options.locked && !rental.deposit ? null : await em.findOne(Deposit, { rental: rental.id });
   if (existing) return existing;
   if (await skipsPreAuthorization(em, rental)) return null;
   const setting = await effectiveSetting(em, rental.tenant.id, RENTAL_DEPOSIT_SETTING_KEY, rental.branch.id);

@@ -4,6 +4,7 @@
 import { ApiClient, Branch, Role, RoleAssignment, Vehicle, VehicleCategory } from '../db/entities/index.js';
 import { inTenantTransaction, tenantEm } from '../db/orm.js';
 import { READ_CACHE_TTL_MS } from '../db/read-cache.js';
+import { categoryConfiguration } from '../db/categories.js';
 import { hashSecret } from '../platform/secrets.js';
 import { expectError, startHttpStack, type HttpStack } from './support/http.js';
 
@@ -113,4 +114,23 @@ test('a branch created after the tree was cached is found; writes by hand count 
   await em.getConnection().execute('delete from role_assignment where id = ?', [assignmentId]);
   await new Promise((resolve) => setTimeout(resolve, READ_CACHE_TTL_MS + 100));
   expectError(await list(token), 403, 'AUTH002');
+});
+
+test('a transaction serves cached entries and sees its own category writes; a rollback leaves the committed ones', async () => {
+  const { orm } = stack.backend;
+  const category = await tenantEm(orm, tenant).findOneOrFail(VehicleCategory, {}, { orderBy: { id: 'asc' } });
+  const outside = async () => (await categoryConfiguration(tenantEm(orm, tenant), category.id)).hasTailbox;
+  const original = await outside(); // cached now
+  const rolledBack = new Error('roll back');
+  await expect(
+    inTenantTransaction(orm, tenant, async (tx) => {
+      expect((await categoryConfiguration(tx, category.id)).hasTailbox).toBe(original);
+      const row = await tx.findOneOrFail(VehicleCategory, category.id);
+      row.configuration = { ...row.configuration, hasTailbox: !original };
+      await tx.flush();
+      expect((await categoryConfiguration(tx, category.id)).hasTailbox).toBe(!original);
+      throw rolledBack;
+    }),
+  ).rejects.toBe(rolledBack);
+  expect(await outside()).toBe(original);
 });

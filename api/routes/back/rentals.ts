@@ -9,6 +9,7 @@ import {
   rentalStates,
   terminalRentalStates,
   transitionRefusal,
+  type RentalState as RentalStateName,
 } from '../../../domain/rental.js';
 import {
   cancelReservationUpdate,
@@ -19,6 +20,8 @@ import {
   checkBusinessContext,
   createRental,
   loadRental,
+  rentalRecord,
+  type RentalRecord,
   rentalCreationErrors,
   rentalPopulate,
   vehicleOfRequest,
@@ -184,7 +187,7 @@ const rentalLinks = {
 const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
 
 /** The API's rental representation (the `Rental` schema), shared by both interfaces. */
-export function toRentalDto(rental: Rental): Static<typeof RentalSchema> {
+export function toRentalDto(rental: RentalRecord): Static<typeof RentalSchema> {
   const km =
     rental.startOdometerKm != null && rental.endOdometerKm != null
       ? Math.round((rental.endOdometerKm - rental.startOdometerKm) * 1000) / 1000
@@ -250,6 +253,20 @@ export const rentalOf = (ctx: RouteContext<{ rentalId: number }>) =>
 
 /** The branch of the rental of the path: where its permissions are checked. */
 const rentalBranch = async (ctx: RouteContext<{ rentalId: number }>) => (await rentalOf(ctx)).branch.id;
+
+/**
+ * What an operation needs of the rental of the path before its workflow runs (its branch for the access
+ * check, its state), read once per request without loading the entity: the answer reloads it anyway.
+ */
+const rentalSummaryOf = (ctx: RouteContext<{ rentalId: number }>) =>
+  ctx.once('rental-summary', async () => {
+    const [row] = await ctx.em.execute<{ branch_id: number; state: RentalStateName }[]>(
+      'select branch_id, state from rental where tenant_id = ? and id = ?',
+      [ctx.tenant, ctx.params.rentalId],
+    );
+    if (!row) throw new DomainError('R404', `rental ${ctx.params.rentalId} not found`);
+    return { id: ctx.params.rentalId, branchId: Number(row.branch_id), state: row.state };
+  });
 
 /** The vehicle a creation names, loaded once per request. */
 const vehicleOf = (ctx: RouteContext<unknown, unknown, { vehicleId?: number; vehicleCode?: string }>) =>
@@ -639,17 +656,21 @@ export const rentalOperation = defineRoute({
   tags,
   params: RentalIdParams,
   body: RentalOperation,
-  access: { permission: 'RENTAL_OPERATE', branchOf: 'the rental', branch: (ctx) => rentalBranch(ctx) },
+  access: {
+    permission: 'RENTAL_OPERATE',
+    branchOf: 'the rental',
+    branch: async (ctx) => (await rentalSummaryOf(ctx)).branchId,
+  },
   responses: { 200: { description: 'The rental after the operation', schema: RentalSchema } },
   errors: rentalOperationErrors,
   async handler(ctx) {
-    const rental = await rentalOf(ctx);
+    const rental = await rentalSummaryOf(ctx);
     if (terminalRentalStates.includes(rental.state))
       throw new DomainError('R201', `rental is ${rental.state}`);
     await workflowOf(ctx, rental.id).executeUpdate(rentalOperationUpdate, {
       args: [{ ...ctx.body, requestedBy: ctx.actor }],
     });
-    return ok(toRentalDto(await loadRental(ctx.em.fork(), rental.id)));
+    return ok(toRentalDto(await rentalRecord(ctx.em, ctx.tenant, rental.id)));
   },
 });
 

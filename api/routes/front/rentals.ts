@@ -11,7 +11,7 @@ import { buyReservationUpdate, rentalOperationUpdate } from '../../../workflows/
 import {
   checkBusinessContext,
   createRental,
-  loadRental,
+  rentalRecord,
   rentalCreationErrors,
   rentalPopulate,
   vehicleOfRequest,
@@ -256,7 +256,7 @@ export const appRentalOperation = defineRoute({
     await workflowOf(ctx, rental.id).executeUpdate(rentalOperationUpdate, {
       args: [{ ...ctx.body, adminOverride: false, requestedBy: ctx.actor }],
     });
-    return ok(toRentalDto(await loadRental(ctx.em.fork(), rental.id)));
+    return ok(toRentalDto(await rentalRecord(ctx.em, ctx.tenant, rental.id)));
   },
 });
 
@@ -299,7 +299,7 @@ export const appBuyReservation = defineRoute({
     await workflowOf(ctx, rental.id).executeUpdate(buyReservationUpdate, {
       args: [{ minutes: ctx.query.minutes, requestedBy: ctx.actor }],
     });
-    return ok(toRentalDto(await loadRental(ctx.em.fork(), rental.id)));
+    return ok(toRentalDto(await rentalRecord(ctx.em, ctx.tenant, rental.id)));
   },
 });
 
@@ -341,7 +341,7 @@ export const appRateRentalCleanliness = defineRoute({
         payload: { cleanlinessRating: ctx.body.rating, comment },
       });
     });
-    return ok(toRentalDto(await loadRental(ctx.em.fork(), rental.id)));
+    return ok(toRentalDto(await rentalRecord(ctx.em, ctx.tenant, rental.id)));
   },
 });
 

@@ -1,0 +1,112 @@
+// Counts the SQL statements of one rental lifecycle (create → START → PARK → DRIVE → END) through the
+// real stack, per step, grouped by statement shape: what the rental lifecycle bench's CPU goes to in the
+// database layer. Lifecycles run one at a time, so each statement is attributed to its step.
+// Usage: npm run bench:lifecycle-queries [-- lifecycles]   (default 5; the first one is a warm-up)
+import { Connection } from '@mikro-orm/core';
+import { Customer, Vehicle } from '../db/entities/index.js';
+import { tenantEm } from '../db/orm.js';
+import { startThrowawayInfrastructure } from '../tests/support/infrastructure.js';
+import { startTestBackend } from '../tests/support/stack.js';
+import { startBenchApi } from './api-stack.js';
+import { lifecycleSteps, type LifecycleStep } from './lifecycle-stats.js';
+
+process.env.LOG_LEVEL ??= 'warn';
+const lifecycles = Number(process.argv[2] ?? 5);
+
+const infra = await startThrowawayInfrastructure({ temporalStore: 'memory' });
+const backend = await startTestBackend({ commandTimeoutMs: 5000 });
+const { base, token, close: closeApi } = await startBenchApi(backend);
+const em = tenantEm(backend.orm, backend.seed.tenant);
+const [vehicle] = await em.find(Vehicle, {}, { orderBy: { id: 'asc' }, limit: 1 });
+const customer = em.create(Customer, {
+  tenant: backend.seed.tenant as never,
+  email: 'queries@example.com',
+  firstName: 'Query',
+  lastName: 'Count',
+});
+await em.flush();
+
+async function call(method: string, path: string, body?: unknown): Promise<{ id: number }> {
+  const response = await fetch(`${base}/back${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await response.json()) as { id: number };
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+// Every statement the ORM runs (transaction control included) passes through Connection.logQuery.
+let current: LifecycleStep | undefined;
+const statements = new Map<LifecycleStep, string[]>(lifecycleSteps.map((step) => [step, []]));
+const prototype = Connection.prototype as unknown as {
+  logQuery(this: unknown, query: string, context?: unknown): void;
+};
+const logQuery = prototype.logQuery;
+prototype.logQuery = function (query, context) {
+  if (current)
+    statements.get(current)!.push(
+      query
+        .replace(/\s+/g, ' ')
+        .replace(/'[^']*'/g, '?')
+        .replace(/\b\d+(\.\d+)?\b/g, '?'),
+    );
+  logQuery.call(this, query, context);
+};
+
+// Telemetry of the ride is written by the ingestor in the background: let it settle before each step.
+const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+const run = async (step: LifecycleStep, work: () => Promise<unknown>) => {
+  await settle();
+  current = step;
+  await work();
+  await settle();
+  current = undefined;
+};
+for (let index = 0; index < lifecycles; index += 1) {
+  if (index === 1) for (const list of statements.values()) list.length = 0; // the first one warms up
+  let rentalId = 0;
+  await run('create', async () => {
+    rentalId = (await call('POST', '/rentals', { guserId: customer.id, vehicleId: vehicle!.id })).id;
+  });
+  for (const operationType of ['START', 'PARK', 'DRIVE', 'END'] as const)
+    await run(operationType, async () => {
+      if (operationType === 'END') backend.simulator.ride(String(vehicle!.id), 300);
+      await call('POST', `/rentals/${rentalId}/operation`, { operationType });
+    });
+  // The same customer may not rent the same vehicle again at once: move the block out of the way.
+  await backend.orm.em
+    .fork()
+    .execute(`update rental set ended_at = ended_at - interval '1 day' where id = ?`, [rentalId]);
+}
+
+// The read cache (db/read-cache.ts) keeps these 2 s; one lifecycle at a time with pauses refills it more
+// often than a loaded server does, so the total is also given without them.
+const cacheRefills = [
+  'select active from api_client',
+  'select r.name, r.permissions',
+  'select ? as kind, id, parent_id',
+  'select id, parent_id, bookable, configuration from vehicle_category',
+];
+const measured = Math.max(1, lifecycles - 1);
+let total = 0;
+let refills = 0;
+for (const step of lifecycleSteps) {
+  const list = statements.get(step)!;
+  total += list.length;
+  refills += list.filter((sql) => cacheRefills.some((prefix) => sql.startsWith(prefix))).length;
+  console.log(`\n${step}: ${(list.length / measured).toFixed(1)} statements per lifecycle`);
+  const counts = new Map<string, number>();
+  for (const sql of list) counts.set(sql, (counts.get(sql) ?? 0) + 1);
+  for (const [sql, count] of [...counts].sort((a, b) => b[1] - a[1]))
+    console.log(`  ${(count / measured).toFixed(1).padStart(5)}  ${sql.slice(0, 220)}`);
+}
+console.log(
+  `\ntotal: ${(total / measured).toFixed(1)} statements per lifecycle, ` +
+    `${((total - refills) / measured).toFixed(1)} without read-cache refills`,
+);
+
+await closeApi();
+await backend.stop();
+await infra.stop();
