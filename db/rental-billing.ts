@@ -29,6 +29,7 @@ import {
   type BilledPhase,
 } from '../domain/rental-pricing.js';
 import { terminalRentalStates } from '../domain/rental.js';
+import { bookingOfRental, finaliseBookingRentalBilling } from './booking-billing.js';
 
 /**
  * The on-demand pricing version a new rental pins (the one applying at `at` to its branch and vehicle
@@ -95,7 +96,7 @@ export async function priceRental(em: EntityManager, rental: Rental, atMs: numbe
 }
 
 /** The next gapless invoice number of a business unit in the invoice's year (its own time zone). */
-async function nextInvoiceNumber(em: EntityManager, tenant: string, unit: BusinessUnit, at: Date) {
+export async function nextInvoiceNumber(em: EntityManager, tenant: string, unit: BusinessUnit, at: Date) {
   const year = Number(
     new Intl.DateTimeFormat('en', { timeZone: unit.timeZoneId, year: 'numeric' }).format(at),
   );
@@ -128,6 +129,9 @@ export async function finaliseRentalBilling(
   options: { at: Date; idempotencyKey: string },
 ): Promise<RentalBilling> {
   await em.lock(rental, LockMode.PESSIMISTIC_WRITE);
+  // A booking's rental is priced by the booking's pricing (its window, late return, additions).
+  const booking = await bookingOfRental(em, rental.id);
+  if (booking) return finaliseBookingRentalBilling(em, rental, booking, options);
   const price = await priceRental(em, rental, options.at.getTime());
   rental.price = price.price;
   rental.priceV3 = price.priceV3;

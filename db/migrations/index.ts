@@ -11,6 +11,7 @@ import { Migration20261122134203_rental_billing } from './Migration2026112213420
 import { Migration20261122134223_rental_authority } from './Migration20261122134223_rental_authority.js';
 import { Migration20261122142816_rental_billing_links } from './Migration20261122142816_rental_billing_links.js';
 import { Migration20261122164150_bookings } from './Migration20261122164150_bookings.js';
+import { Migration20261122165020_booking_lifecycle } from './Migration20261122165020_booking_lifecycle.js';
 
 /** Migrations in order; listed explicitly so every runtime (tsx, jest, bundlers) loads the same set. */
 export const migrationsList: { name: string; class: Constructor<Migration> }[] = [
@@ -25,4 +26,5 @@ export const migrationsList: { name: string; class: Constructor<Migration> }[] =
   { name: 'Migration20261122134223_rental_authority', class: Migration20261122134223_rental_authority },
   { name: 'Migration20261122142816_rental_billing_links', class: Migration20261122142816_rental_billing_links },
   { name: 'Migration20261122164150_bookings', class: Migration20261122164150_bookings },
+  { name: 'Migration20261122165020_booking_lifecycle', class: Migration20261122165020_booking_lifecycle },
 ];
