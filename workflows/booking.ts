@@ -273,7 +273,11 @@ export async function bookingWorkflow(input: BookingWorkflowInput): Promise<Book
   const timerStep = (step: () => Promise<BookingTimeline | null>) =>
     exclusively('TIMER', async () => apply(await step()));
 
-  const system = (what: string) => acting(`system:booking-${what}`);
+  /** The acting system component; a timer's step happens at its deadline, whatever the worker's delay. */
+  const system = (what: string, atMs?: number) => ({
+    ...acting(`system:booking-${what}`),
+    ...(atMs === undefined ? {} : { at: new Date(atMs).toISOString() }),
+  });
 
   while (!ended()) {
     if (snapshot.operationInProgress) {
@@ -302,7 +306,7 @@ export async function bookingWorkflow(input: BookingWorkflowInput): Promise<Book
         continue;
       }
       if (snapshot.overdueSinceMs == null && now >= deadlines.overdueAtMs) {
-        await timerStep(() => records.markBookingOverdue(system('overdue-timer')));
+        await timerStep(() => records.markBookingOverdue(system('overdue-timer', deadlines.overdueAtMs)));
         continue;
       }
       await waitUntil(snapshot.overdueSinceMs == null ? deadlines.overdueAtMs : undefined);
@@ -314,13 +318,18 @@ export async function bookingWorkflow(input: BookingWorkflowInput): Promise<Book
         continue;
       }
       await timerStep(() =>
-        records.expireBooking({ ...system('approval-timer'), reason: 'APPROVAL_DEADLINE' }),
+        records.expireBooking({
+          ...system('approval-timer', deadlines.approvalDeadlineMs),
+          reason: 'APPROVAL_DEADLINE',
+        }),
       );
       continue;
     }
     if (snapshot.vehicleId == null) {
       if (now >= deadlines.noShowAtMs) {
-        await timerStep(() => records.expireBooking({ ...system('delivery-timer'), reason: 'NO_VEHICLE' }));
+        await timerStep(() =>
+          records.expireBooking({ ...system('delivery-timer', deadlines.noShowAtMs), reason: 'NO_VEHICLE' }),
+        );
         continue;
       }
       const next = Math.max(deadlines.autoDeliveryAtMs, snapshot.nextDeliveryAttemptMs ?? 0);
@@ -345,7 +354,9 @@ export async function bookingWorkflow(input: BookingWorkflowInput): Promise<Book
       await waitUntil(deadlines.noShowAtMs);
       continue;
     }
-    await timerStep(() => records.expireBooking({ ...system('no-show-timer'), reason: 'NO_SHOW' }));
+    await timerStep(() =>
+      records.expireBooking({ ...system('no-show-timer', deadlines.noShowAtMs), reason: 'NO_SHOW' }),
+    );
   }
   await condition(allHandlersFinished);
   return { bookingId: input.bookingId, state: snapshot.state };
