@@ -87,7 +87,8 @@ async function book(
   const now = await workflowNow();
   const startMs = now + request.startInMinutes * MINUTE;
   const endMs = startMs + request.durationMinutes * MINUTE;
-  const { startInMinutes: _s, durationMinutes: _d, ...rest } = request;
+  const { startInMinutes, durationMinutes, ...rest } = request;
+  expect(startInMinutes + durationMinutes).toBeGreaterThan(0);
   const handle = await backend.client.workflow.start<typeof bookingWorkflow>(
     BOOKING_WORKFLOW_TYPE,
     bookingWorkflowStartOptions(

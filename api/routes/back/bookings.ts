@@ -2,7 +2,7 @@
 // detail, update, pickup into a rental, approval, cancellation, delivery and the billing overview. Every
 // change runs as an update of the booking's workflow (workflows/booking.ts), which answers once it is
 // recorded; see docs/bookings.md.
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TObject } from '@sinclair/typebox';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Booking, Customer, Invoice, InvoiceLine, UserGroup } from '../../../db/entities/index.js';
 import { branchWithDescendants } from '../../../db/branches.js';
@@ -34,7 +34,17 @@ import { awaitReservationUpdate, rentalWorkflowId } from '../../../workflows/ren
 import { checkBusinessContext } from '../../rental-creation.js';
 import { Price, PriceV3, PriceV4, PricingVersionRef } from '../pricing-estimates.js';
 import { created, defineRoute, ok, type RouteContext } from '../../kernel/route.js';
-import { component, DateTime, Id, Int, Nullable, Position, Str, StringEnum } from '../../kernel/schemas.js';
+import {
+  clampedInstant,
+  component,
+  DateTime,
+  Id,
+  Int,
+  Nullable,
+  Position,
+  Str,
+  StringEnum,
+} from '../../kernel/schemas.js';
 import type { ApiServices } from '../../kernel/mount.js';
 
 const tags = ['Bookings'];
@@ -263,15 +273,20 @@ export const bookingCreationErrors = [
   'ODP111',
 ] as const satisfies readonly ErrorCode[];
 
+/** The body of a creation as both interfaces accept it. */
+type CreationBody = Static<TObject<typeof bookingCreationFields>>;
+
 /** What a creation asks for once the caller's rights are checked. */
 export interface BookingCreation {
   customerId: number;
   requestedBy: string;
-  body: Static<typeof BookingCreationBody> & { vehicleId?: number; notes?: string; annotations?: string[] };
+  body: CreationBody & {
+    vehicleId?: number;
+    notes?: string;
+    annotations?: string[];
+  };
   ignoreTimeConstraints: boolean;
 }
-
-const BookingCreationBody = Type.Object(bookingCreationFields);
 
 /** The business account a deprecated userGroupCode names (UG404 when none). */
 async function groupIdOfCode(em: EntityManager, code: string): Promise<number> {
@@ -521,12 +536,12 @@ export const listBookings = defineRoute({
     if (query.guserId) and.push({ customer: query.guserId });
     if (query.vehicleId) and.push({ vehicle: query.vehicleId });
     if (query.activeWithin) {
-      const [from, to] = query.activeWithin.map((value) => new Date(value));
+      const [from, to] = query.activeWithin.map(clampedInstant);
       if (!(from! < to!)) throw new DomainError('B301', 'activeWithin: the start must be before the end');
       and.push({ startTime: { $lt: to }, endTime: { $gt: from } });
     }
     if (query.intersectTime) {
-      const at = new Date(query.intersectTime);
+      const at = clampedInstant(query.intersectTime);
       and.push({ startTime: { $lte: at }, endTime: { $gt: at } });
     }
     if (query.onlyOverdueBookings)
