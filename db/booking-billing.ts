@@ -5,7 +5,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
-import { Booking, Invoice, InvoiceLine, PricingBundle, type Rental, Vehicle } from './entities/index.js';
+import { Booking, Invoice, PricingBundle, type Rental, Vehicle } from './entities/index.js';
 import {
   businessUnitOfBranch,
   pricedVersion,
@@ -15,7 +15,7 @@ import {
   versionApplyingAt,
   type ResolvedPricing,
 } from './pricing.js';
-import { nextInvoiceNumber } from './rental-billing.js';
+import { issueInvoice } from './rental-billing.js';
 import { DomainError } from '../domain/errors.js';
 import { bookingCancellation, priceBooking, priceFee, type PriceResult } from '../domain/pricing.js';
 import { rentalDistance } from '../domain/rental-pricing.js';
@@ -110,30 +110,15 @@ export async function issueBookingInvoice(
 ): Promise<Invoice | null> {
   const existing = await em.findOne(Invoice, { booking: booking.id, refundedInvoice: null });
   if (existing || new Decimal(price.priceV4.totals.gross).isZero()) return existing;
-  const unit = await businessUnitOfBranch(em, booking.branch.id);
-  const number = await nextInvoiceNumber(em, booking.tenant.id, unit, options.at);
-  const invoice = em.create(Invoice, {
-    number,
-    type: booking.userGroup ? 'BUSINESS' : 'REGULAR',
-    state: 'OPEN',
-    businessUnit: unit,
+  const invoice = await issueInvoice(em, price, {
+    ...options,
+    tenant: booking.tenant.id,
+    branchId: booking.branch.id,
     customer: booking.customer,
-    rental: options.rental ?? null,
     booking,
     userGroup: booking.userGroup ?? null,
     costCenter: booking.costCenter ?? null,
-    title: options.title,
-    currency: price.priceV4.currency,
-    totalNet: price.priceV4.totals.net,
-    totalTax: price.priceV4.totals.tax,
-    totalGross: price.priceV4.totals.gross,
-    pricingBundleVersion: price.priceV4.pricingBundleVersion,
-    issuedAt: options.at,
-    idempotencyKey: options.idempotencyKey,
   });
-  price.priceV4.lines.forEach((line, index) =>
-    em.create(InvoiceLine, { ...line, invoice, position: index + 1 }),
-  );
   booking.invoice = invoice;
   return invoice;
 }

@@ -3,7 +3,8 @@
 // bookings, and reads their business account's. Another customer's booking is A104. The same booking
 // workflow serves the operator interface; see docs/bookings.md.
 import { Type } from '@sinclair/typebox';
-import { Booking, GroupMembership } from '../../../db/entities/index.js';
+import { Booking } from '../../../db/entities/index.js';
+import { groupActivityScope } from './rentals.js';
 import { inTenantTransaction } from '../../../db/orm.js';
 import { assertExtendable } from '../../../db/booking-lifecycle.js';
 import { pinnedBookingPricing, estimateBookingPrice } from '../../../db/booking-billing.js';
@@ -159,17 +160,7 @@ export const appListGroupBookings = defineRoute({
   responses: { 200: { description: 'One page of bookings', schema: Type.Array(BookingSchema) } },
   errors: ['UG404'],
   async handler(ctx) {
-    const customer = await ctx.customer();
-    const membership = await ctx.em.findOne(
-      GroupMembership,
-      { customer, group: ctx.params.userGroupId, state: 'ACTIVE' },
-      { populate: ['group'] },
-    );
-    if (!membership) throw new DomainError('UG404');
-    const managesAll = membership.canManage || membership.group.owner?.id === customer.id;
-    const where: Record<string, unknown> = { userGroup: membership.group };
-    if (!managesAll) where.customer = customer;
-    return bookingPage(ctx, where);
+    return bookingPage(ctx, await groupActivityScope(ctx, ctx.params.userGroupId));
   },
 });
 
