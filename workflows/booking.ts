@@ -188,6 +188,9 @@ export async function bookingWorkflow(input: BookingWorkflowInput): Promise<Book
           ...acting(request.requestedBy),
           rentalAuthOverride: request.rentalAuthOverride,
         });
+        // Known before the child starts: its rentalEnded signal may arrive with the start's resolution.
+        snapshot.pickupRentalId = plan.rentalId;
+        snapshot.rentalEnded = undefined;
         // The rental outlives this run (continue-as-new) and reports its end with rentalEnded.
         await startChild(RENTAL_WORKFLOW_TYPE, {
           ...rentalWorkflowStartOptions(
@@ -207,9 +210,10 @@ export async function bookingWorkflow(input: BookingWorkflowInput): Promise<Book
             workflowInfo().taskQueue,
           ),
           parentClosePolicy: ParentClosePolicy.ABANDON,
+        }).catch((error: unknown) => {
+          snapshot.pickupRentalId = undefined;
+          throw error;
         });
-        snapshot.pickupRentalId = plan.rentalId;
-        snapshot.rentalEnded = undefined;
         version++;
         return view();
       }),
