@@ -49,7 +49,7 @@ describe('a workflow that no longer runs is reported as its own entity', () => {
       message: 'the rental is no longer running; re-read its state',
     });
     const other = toDomainError(
-      new WorkflowNotFoundError('gone', 'booking:demo:7', undefined),
+      new WorkflowNotFoundError('gone', 'teleport:demo:7', undefined),
       processKinds(),
     );
     expect({ code: other.code, status: other.httpStatus }).toEqual({ code: '0030', status: 409 });

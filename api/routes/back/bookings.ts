@@ -4,7 +4,16 @@
 // recorded; see docs/bookings.md.
 import { Type, type Static, type TObject } from '@sinclair/typebox';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Booking, Customer, Invoice, InvoiceLine, UserGroup } from '../../../db/entities/index.js';
+import {
+  Booking,
+  Customer,
+  Invoice,
+  InvoiceLine,
+  UserGroup,
+  VehicleCategory,
+} from '../../../db/entities/index.js';
+import { bookingStationOf } from '../../../db/booking-availability.js';
+import { bookingSettingsOf } from '../../../db/booking-lifecycle.js';
 import { branchWithDescendants } from '../../../db/branches.js';
 import { pricedVersion, taxContextOf } from '../../../db/pricing.js';
 import { DomainError, type ErrorCode } from '../../../domain/errors.js';
@@ -14,6 +23,7 @@ import {
   bookingStates,
   bookingTypes,
   bookingApprovalStates,
+  bookingWindowRefusal,
   terminalBookingStates,
 } from '../../../domain/booking.js';
 import { bookingCancellation } from '../../../domain/pricing.js';
@@ -313,6 +323,18 @@ export async function createBooking(
     costCenterId: body.costCenterId,
     reason: body.reason,
   });
+  // Cheap refusals before a workflow starts (the first activity checks all of it again, authoritatively).
+  const settings = await bookingSettingsOf(em, tenant, body.branchId);
+  const refused = bookingWindowRefusal(
+    { startMs: Date.parse(body.startTime), endMs: Date.parse(body.endTime) },
+    Date.now(),
+    settings,
+    { ignoreTimeConstraints: creation.ignoreTimeConstraints },
+  );
+  if (refused) throw new DomainError(refused.code, refused.reason);
+  if (!(await em.findOne(VehicleCategory, body.vehicleCategoryId)))
+    throw new DomainError('VC404', `vehicle category ${body.vehicleCategoryId} not found`);
+  await bookingStationOf(em, body.branchId, body.vehicleCategoryId);
   const [{ id: bookingId }] = await em.execute<[{ id: number }]>(
     `select nextval('booking_id_seq')::int as id`,
   );
