@@ -49,6 +49,14 @@ const myBooking = (ctx: RouteContext<{ bookingId: number }>) =>
 
 const ownBooking = "only the caller's own bookings (another customer's is A104).";
 
+/** Where a created booking leads in the app: read it, pick it up, check in, cancel. */
+const appBookingLinks = Object.fromEntries(
+  ['appGetBooking', 'appCheckInBooking', 'appCancelBooking'].map((operationId) => [
+    operationId.replace(/^app/, ''),
+    { operationId, parameters: { tenant: '$request.path.tenant', bookingId: '$response.body#/id' } },
+  ]),
+);
+
 const AppAddBooking = component(
   'AppAddBooking',
   Type.Object(bookingCreationFields, {
@@ -72,6 +80,7 @@ export const appAddBooking = defineRoute({
       description: 'Booking created',
       schema: BookingSchema,
       headers: { Location: { description: 'URL of the new booking.', schema: Str(200) } },
+      links: appBookingLinks,
     },
   },
   errors: [...bookingCreationErrors],
