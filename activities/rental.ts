@@ -49,6 +49,7 @@ import { assertStartRequirements, endRequirementsReport } from '../db/rental-req
 import { applyEndOverrides, assertRequirementsPassed } from '../domain/rental-requirements.js';
 import { isDomainError } from '../domain/errors.js';
 import { rentalWorkflowId } from '../workflows/rental.messages.js';
+import { bookingPricingVersionOf, linkBookingRental } from '../db/booking-lifecycle.js';
 
 export type RentalActivityDeps = ActivityDeps;
 
@@ -64,6 +65,8 @@ export interface ReserveRentalInput {
   userGroupId?: number;
   costCenterId?: number;
   reason?: string;
+  /** A booking's pickup: the booking already holds the vehicle (no allowance, no same-vehicle block). */
+  bookingId?: number;
 }
 
 export interface ReservationResult {
@@ -372,7 +375,7 @@ export function createRentalActivities(deps: RentalActivityDeps) {
         lastOnVehicle?.endedAt?.getTime(),
         reservedAt.getTime(),
       );
-      if (blockedMs > 0)
+      if (blockedMs > 0 && input.bookingId === undefined)
         throw new DomainError(
           'R107',
           `vehicle ${vehicle.code} can be rented again by this customer in ${Math.ceil(blockedMs / 60_000)} minutes`,
@@ -385,7 +388,11 @@ export function createRentalActivities(deps: RentalActivityDeps) {
         new Date(reservedAt.getTime() - settings.bufferMinutes * 60_000),
       );
       const allowanceMinutes = freeReservationAllowanceMinutes(settings, consumed);
-      const grantedMinutes = grantedReservationMinutes(settings, allowanceMinutes);
+      // A booking's pickup reserves for the full reservation time, whatever the on-demand allowance.
+      const grantedMinutes =
+        input.bookingId === undefined
+          ? grantedReservationMinutes(settings, allowanceMinutes)
+          : settings.reservationMaxMinutes;
       if (grantedMinutes < 1)
         throw new DomainError(
           'R106',
@@ -393,11 +400,14 @@ export function createRentalActivities(deps: RentalActivityDeps) {
         );
 
       // The rental keeps the version that applies now, whatever is published later (ODP104 when unpriced).
-      const pricingVersion = await pinRentalPricing(em, input.tenant, {
-        branchId: vehicle.branch.id,
-        vehicleCategoryId: category.id,
-        at: reservedAt,
-      });
+      const pricingVersion =
+        input.bookingId === undefined
+          ? await pinRentalPricing(em, input.tenant, {
+              branchId: vehicle.branch.id,
+              vehicleCategoryId: category.id,
+              at: reservedAt,
+            })
+          : await bookingPricingVersionOf(em, input.bookingId);
       const userGroup =
         input.userGroupId === undefined ? null : await em.findOne(UserGroup, input.userGroupId);
       if (input.userGroupId !== undefined && !userGroup)
@@ -449,6 +459,7 @@ export function createRentalActivities(deps: RentalActivityDeps) {
         costCenter,
         reason: input.reason ?? null,
       });
+      if (input.bookingId !== undefined) await linkBookingRental(em, input.bookingId, rental);
       vehicle.rentalState = 'RESERVATION';
       recordEvent(em, {
         type: 'RENTAL_RESERVATION',

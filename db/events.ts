@@ -9,6 +9,7 @@ export interface EventFields {
   vehicleId?: number | null;
   rentalId?: number | null;
   customerId?: number | null;
+  bookingId?: number | null;
   /** Operator, API client or system component that caused the event (the spec's adminGuser). */
   adminSubject?: string | null;
   position?: { lat: number; lng: number } | null;

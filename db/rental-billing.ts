@@ -6,7 +6,9 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
 import {
+  type Booking,
   BusinessUnit,
+  type CostCenter,
   Customer,
   Deposit,
   Invoice,
@@ -29,6 +31,7 @@ import {
   type BilledPhase,
 } from '../domain/rental-pricing.js';
 import { terminalRentalStates } from '../domain/rental.js';
+import { bookingOfRental, finaliseBookingRentalBilling } from './booking-billing.js';
 
 /**
  * The on-demand pricing version a new rental pins (the one applying at `at` to its branch and vehicle
@@ -133,6 +136,9 @@ export async function finaliseRentalBilling(
   },
 ): Promise<RentalBilling> {
   if (!options.locked) await em.lock(rental, LockMode.PESSIMISTIC_WRITE);
+  // A booking's rental is priced by the booking's pricing (its window, late return, additions).
+  const booking = await bookingOfRental(em, rental.id);
+  if (booking) return finaliseBookingRentalBilling(em, rental, booking, options);
   const price = await priceRental(em, rental, options.at.getTime());
   rental.price = price.price;
   rental.priceV3 = price.priceV3;
@@ -151,32 +157,70 @@ export async function finaliseRentalBilling(
     await em.flush();
     return { price, invoice: existing };
   }
-  const unit = await businessUnitOfBranch(em, rental.branch.id);
-  const number = await nextInvoiceNumber(em, rental.tenant.id, unit, options.at);
-  const invoice = em.create(Invoice, {
-    number,
-    type: rental.userGroup ? 'BUSINESS' : 'REGULAR',
-    state: 'OPEN',
-    businessUnit: unit,
+  const invoice = await issueInvoice(em, price, {
+    ...options,
+    tenant: rental.tenant.id,
+    branchId: rental.branch.id,
     customer: rental.customer,
     rental,
     userGroup: rental.userGroup ?? null,
     costCenter: rental.costCenter ?? null,
     title: `Rental ${rental.id}`,
+  });
+  rental.invoice = invoice;
+  await em.flush();
+  return { price, invoice };
+}
+
+/** Who and what an invoice bills: the rental and/or booking it belongs to and its business context. */
+export interface InvoiceSubject {
+  tenant: string;
+  /** The branch whose business unit issues the invoice. */
+  branchId: number;
+  customer: Customer;
+  rental?: Rental | null;
+  booking?: Booking | null;
+  userGroup: UserGroup | null;
+  costCenter: CostCenter | null;
+  title: string;
+  at: Date;
+  idempotencyKey: string;
+}
+
+/**
+ * Creates an invoice (state OPEN, one line per priceV4 line, the next number of the branch's business
+ * unit): BUSINESS for a business account, else REGULAR. The caller checks that none exists yet.
+ */
+export async function issueInvoice(
+  em: EntityManager,
+  price: PriceResult,
+  subject: InvoiceSubject,
+): Promise<Invoice> {
+  const unit = await businessUnitOfBranch(em, subject.branchId);
+  const number = await nextInvoiceNumber(em, subject.tenant, unit, subject.at);
+  const invoice = em.create(Invoice, {
+    number,
+    type: subject.userGroup ? 'BUSINESS' : 'REGULAR',
+    state: 'OPEN',
+    businessUnit: unit,
+    customer: subject.customer,
+    rental: subject.rental ?? null,
+    booking: subject.booking ?? null,
+    userGroup: subject.userGroup,
+    costCenter: subject.costCenter,
+    title: subject.title,
     currency: price.priceV4.currency,
     totalNet: price.priceV4.totals.net,
     totalTax: price.priceV4.totals.tax,
     totalGross: price.priceV4.totals.gross,
     pricingBundleVersion: price.priceV4.pricingBundleVersion,
-    issuedAt: options.at,
-    idempotencyKey: options.idempotencyKey,
+    issuedAt: subject.at,
+    idempotencyKey: subject.idempotencyKey,
   });
   price.priceV4.lines.forEach((line, index) =>
     em.create(InvoiceLine, { ...line, invoice, position: index + 1 }),
   );
-  rental.invoice = invoice;
-  await em.flush();
-  return { price, invoice };
+  return invoice;
 }
 
 /** Whether the customer or the rental's business account skips the pre-authorisation (and so the deposit). */

@@ -900,3 +900,15 @@ export function publicationRefusal(check: {
     );
   return undefined;
 }
+
+/**
+ * A single fixed fee (a booking's cancellation or no-show fee) priced as a result of its own, taxed and
+ * rounded like every other price of the version, so it can become an invoice.
+ */
+export function priceFee(
+  version: PricedVersion,
+  tax: TaxContext,
+  fee: { code: string; description: string; amount: string },
+): PriceResult {
+  return buildResult(version, tax, [fixedLine(fee.code, 'PENALTY', fee.description, new Money(fee.amount))]);
+}

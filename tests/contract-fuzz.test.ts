@@ -110,7 +110,7 @@ async function writeConfig(): Promise<string> {
   const dictionaries = {
     'customer-ids': customers.map((customer) => customer.id),
     'vehicle-ids': vehicles.map((vehicle) => vehicle.id),
-    'branch-ids': [cityBranchId, branchId, otherBranchId],
+    'branch-ids': [cityBranchId, branchId, otherBranchId, ...backend.seed.bookingStationIds],
     'business-unit-ids': [businessUnitId],
   };
   const generated = Object.entries(dictionaries)

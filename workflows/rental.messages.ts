@@ -39,6 +39,8 @@ export interface RentalWorkflowInput {
   userGroupId?: number;
   costCenterId?: number;
   reason?: string;
+  /** The booking whose pickup started this rental: it reports its end to the booking workflow. */
+  bookingId?: number;
   /** Set when the workflow continues as new, so a long rental keeps a short history. */
   resume?: RentalWorkflowSnapshot;
 }

@@ -4,6 +4,7 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  getExternalWorkflowHandle,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -33,6 +34,7 @@ import {
   type RentalWorkflowSnapshot,
 } from './rental.messages.js';
 import { EntityStateKey } from './search-attributes.js';
+import { bookingWorkflowId, rentalEndedSignal } from './booking.messages.js';
 
 // Business refusals arrive as non-retryable ApplicationFailures (activities/support.ts); everything else
 // (database, broker, network) is an infrastructure fault and retries with backoff.
@@ -290,6 +292,7 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
         userGroupId: input.userGroupId,
         costCenterId: input.costCenterId,
         reason: input.reason,
+        bookingId: input.bookingId,
       });
       Object.assign(snapshot, {
         reservedAtMs: reservation.reservedAtMs,
@@ -308,6 +311,7 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
       setState('REJECTED');
       initialStepsDone = true;
       await condition(allHandlersFinished);
+      await notifyBooking(input, 'REJECTED');
       return { rentalId: input.rentalId, state: 'REJECTED' };
     }
     if (input.startImmediately) {
@@ -349,5 +353,17 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
     }
   }
   await condition(allHandlersFinished);
+  await notifyBooking(input, snapshot.state);
   return { rentalId: input.rentalId, state: snapshot.state };
+}
+
+/** Tells the booking whose pickup started this rental how it ended (bookings only; best effort). */
+async function notifyBooking(
+  input: RentalWorkflowInput,
+  state: RentalWorkflowSnapshot['state'],
+): Promise<void> {
+  if (input.bookingId === undefined || state === 'PENDING') return;
+  await getExternalWorkflowHandle(bookingWorkflowId(input.tenant, input.bookingId))
+    .signal(rentalEndedSignal, { rentalId: input.rentalId, state })
+    .catch(() => undefined);
 }

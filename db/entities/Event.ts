@@ -11,6 +11,7 @@ import { TenantScoped } from './TenantScoped.js';
 @Unique({ properties: ['tenant', 'idempotencyKey'] })
 @Index({ properties: ['tenant', 'rentalId'] })
 @Index({ properties: ['tenant', 'vehicleId'] })
+@Index({ properties: ['tenant', 'bookingId'] })
 @Index({ properties: ['tenant', 'type', 'createdAt'] })
 export class Event extends TenantScoped {
   @PrimaryKey({ type: 'bigint' })
@@ -33,6 +34,10 @@ export class Event extends TenantScoped {
 
   @Property({ type: 'integer', nullable: true })
   customerId?: number | null;
+
+  /** The booking the event is about (BOOKING_* events, and the events of a booking's rental). */
+  @Property({ type: 'integer', nullable: true })
+  bookingId?: number | null;
 
   /** The operator or API client that caused the event (the spec's adminGuser). */
   @Property({ type: 'string', length: 200, nullable: true })

@@ -12,6 +12,7 @@ import { Migration20261122134223_rental_authority } from './Migration20261122134
 import { Migration20261122142816_rental_billing_links } from './Migration20261122142816_rental_billing_links.js';
 import { Migration20261122164150_bookings } from './Migration20261122164150_bookings.js';
 import { Migration20261122164234_damages } from './Migration20261122164234_damages.js';
+import { Migration20261122165020_booking_lifecycle } from './Migration20261122165020_booking_lifecycle.js';
 import { Migration20261122165215_signing_key_rotation } from './Migration20261122165215_signing_key_rotation.js';
 
 /** Migrations in order; listed explicitly so every runtime (tsx, jest, bundlers) loads the same set. */
@@ -28,5 +29,6 @@ export const migrationsList: { name: string; class: Constructor<Migration> }[] =
   { name: 'Migration20261122142816_rental_billing_links', class: Migration20261122142816_rental_billing_links },
   { name: 'Migration20261122164150_bookings', class: Migration20261122164150_bookings },
   { name: 'Migration20261122164234_damages', class: Migration20261122164234_damages },
+  { name: 'Migration20261122165020_booking_lifecycle', class: Migration20261122165020_booking_lifecycle },
   { name: 'Migration20261122165215_signing_key_rotation', class: Migration20261122165215_signing_key_rotation },
 ];

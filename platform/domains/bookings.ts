@@ -1,4 +1,7 @@
 import { Booking, BookingStation } from '../../db/entities/index.js';
+import { createBookingActivities } from '../../activities/booking.js';
+import { bookingRoutes } from '../../api/routes/back/bookings.js';
+import { appBookingRoutes } from '../../api/routes/front/bookings.js';
 import { defineDomain } from './domain.js';
 
 /** Bookings of a vehicle category at a booking station for a window: one workflow per booking owns its timeline. */
@@ -19,6 +22,8 @@ export const bookingDomain = defineDomain({
       'BOOKING_STATION_MANAGE',
     ],
   },
-  routes: [],
+  routes: [...bookingRoutes, ...appBookingRoutes],
+  activities: createBookingActivities,
+  workflows: new URL('../../workflows/booking.ts', import.meta.url),
   processes: [{ workflowIdPrefix: 'booking', notRunning: 'B304', noun: 'booking' }],
 });

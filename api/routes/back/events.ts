@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Event, Rental, Vehicle } from '../../../db/entities/index.js';
+import { Booking, Event, Rental, Vehicle } from '../../../db/entities/index.js';
 import { DomainError } from '../../../domain/errors.js';
 import { ok, defineRoute, type RouteContext } from '../../kernel/route.js';
 import { component, DateTime, Id, Nullable, Position, StringEnum } from '../../kernel/schemas.js';
@@ -14,6 +14,7 @@ const EventSchema = component(
       branchId: Nullable(Id()),
       vehicleId: Nullable(Id()),
       rentalId: Nullable(Id()),
+      bookingId: Nullable(Id()),
       guserId: Nullable(Id()),
       adminGuser: Nullable(Type.String()),
       position: Nullable(Position),
@@ -33,6 +34,7 @@ export function toEventDto(event: Event, showPosition: boolean): Static<typeof E
     branchId: event.branchId ?? null,
     vehicleId: event.vehicleId ?? null,
     rentalId: event.rentalId ?? null,
+    bookingId: event.bookingId ?? null,
     guserId: event.customerId ?? null,
     adminGuser: event.adminSubject ?? null,
     position: showPosition ? (event.position ?? null) : null,
@@ -41,7 +43,9 @@ export function toEventDto(event: Event, showPosition: boolean): Static<typeof E
   };
 }
 
-const entityTypes = ['RENTALS', 'VEHICLES'] as const;
+const entityTypes = ['RENTALS', 'VEHICLES', 'BOOKINGS'] as const;
+
+const notFound = { RENTALS: 'R404', VEHICLES: 'V404', BOOKINGS: 'B300' } as const;
 
 /** The branch of the entity whose timeline is asked for, loaded once per request. */
 const ownerBranchOf = (
@@ -52,8 +56,10 @@ const ownerBranchOf = (
     const owner: { branch: { id: number } } | null =
       entityType === 'RENTALS'
         ? await ctx.em.findOne(Rental, entityId, { fields: ['branch'] })
-        : await ctx.em.findOne(Vehicle, entityId, { fields: ['branch'] });
-    if (!owner) throw new DomainError(entityType === 'RENTALS' ? 'R404' : 'V404');
+        : entityType === 'BOOKINGS'
+          ? await ctx.em.findOne(Booking, entityId, { fields: ['branch'] })
+          : await ctx.em.findOne(Vehicle, entityId, { fields: ['branch'] });
+    if (!owner) throw new DomainError(notFound[entityType]);
     return owner.branch.id;
   });
 
@@ -83,7 +89,7 @@ export const entityEvents = defineRoute({
     branch: (ctx) => ownerBranchOf(ctx),
   },
   responses: { 200: { description: 'Events', schema: Type.Array(EventSchema) } },
-  errors: ['R404', 'V404'],
+  errors: ['R404', 'V404', 'B300'],
   async handler(ctx) {
     const { em, params, query, page } = ctx;
     const showPosition = await ctx.holds({
@@ -91,7 +97,11 @@ export const entityEvents = defineRoute({
       branchId: await ownerBranchOf(ctx),
     });
     let where: Record<string, unknown> =
-      params.entityType === 'RENTALS' ? { rentalId: params.entityId } : { vehicleId: params.entityId };
+      params.entityType === 'RENTALS'
+        ? { rentalId: params.entityId }
+        : params.entityType === 'BOOKINGS'
+          ? { bookingId: params.entityId }
+          : { vehicleId: params.entityId };
     if (params.entityType === 'RENTALS' && query.includeRelatedEvents) {
       const rental = await em.findOneOrFail(Rental, params.entityId, {
         fields: ['vehicle', 'reservedAt', 'endedAt'],

@@ -188,6 +188,27 @@ async function rentalPage(
   return ok(rentals.map(toRentalDto), { total });
 }
 
+/**
+ * What the caller sees of a business account's activity (rentals, bookings): everything for its owner
+ * and managing members, their own for other members; UG404 for non-members.
+ */
+export async function groupActivityScope(
+  ctx: RouteContext,
+  userGroupId: number,
+): Promise<Record<string, unknown>> {
+  const customer = await ctx.customer();
+  const membership = await ctx.em.findOne(
+    GroupMembership,
+    { customer, group: userGroupId, state: 'ACTIVE' },
+    { populate: ['group'] },
+  );
+  if (!membership) throw new DomainError('UG404');
+  const managesAll = membership.canManage || membership.group.owner?.id === customer.id;
+  const where: Record<string, unknown> = { userGroup: membership.group };
+  if (!managesAll) where.customer = customer;
+  return where;
+}
+
 export const appListGroupRentals = defineRoute({
   operationId: 'appListGroupRentals',
   method: 'get',
@@ -206,17 +227,7 @@ export const appListGroupRentals = defineRoute({
   responses: { 200: { description: 'One page of rentals', schema: Type.Array(RentalSchema) } },
   errors: ['UG404'],
   async handler(ctx) {
-    const customer = await ctx.customer();
-    const membership = await ctx.em.findOne(
-      GroupMembership,
-      { customer, group: ctx.params.userGroupId, state: 'ACTIVE' },
-      { populate: ['group'] },
-    );
-    if (!membership) throw new DomainError('UG404');
-    const managesAll = membership.canManage || membership.group.owner?.id === customer.id;
-    const where: Record<string, unknown> = { userGroup: membership.group };
-    if (!managesAll) where.customer = customer;
-    return rentalPage(ctx, where);
+    return rentalPage(ctx, await groupActivityScope(ctx, ctx.params.userGroupId));
   },
 });
 

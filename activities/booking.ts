@@ -1,0 +1,101 @@
+// Activities of the booking workflow: each runs one step of db/booking-lifecycle.ts in one tenant
+// transaction with the activity's idempotency key, and turns domain refusals into typed, non-retryable
+// failures (asActivity).
+import { inTenantTransaction } from '../db/orm.js';
+import {
+  cancelBookingRecord,
+  checkInBooking,
+  createBookingRecord,
+  decideApproval,
+  deliverVehicle,
+  expireBookingRecord,
+  extendBookingRecord,
+  finishAfterRental,
+  markBookingOverdue,
+  preparePickup,
+  updateBookingRecord,
+  type Acting,
+  type BookingChanges,
+  type BookingCreationInput,
+  type BookingTimeline,
+  type PickupPlan,
+} from '../db/booking-lifecycle.js';
+import type { ActivityDeps } from '../platform/domains/domain.js';
+import { activityIdempotencyKey, asActivity } from './support.js';
+
+/** Who acts and when, as the workflow sends it (the idempotency key is the activity's own). */
+export type ActingInput = Omit<Acting, 'idempotencyKey'>;
+
+/** Activities of the booking workflow. */
+export function createBookingActivities({ orm }: ActivityDeps) {
+  const step = <T>(
+    tenant: string,
+    work: (em: Parameters<Parameters<typeof inTenantTransaction>[2]>[0], key: string) => Promise<T>,
+  ) => {
+    const key = activityIdempotencyKey();
+    return asActivity(() => inTenantTransaction(orm, tenant, (em) => work(em, key)));
+  };
+  return {
+    /** Records a new booking (admission, pricing, BOOKING_CREATED); idempotent per booking id. */
+    recordBooking(
+      input: Omit<BookingCreationInput, 'workflowId'> & { workflowId: string },
+    ): Promise<BookingTimeline> {
+      return step(input.tenant, (em, key) => createBookingRecord(em, input, key));
+    },
+    /** Applies an update (re-admission excluding the booking itself). */
+    updateBooking(
+      input: ActingInput & { changes: BookingChanges; ignoreTimeConstraints: boolean },
+    ): Promise<BookingTimeline> {
+      return step(input.tenant, (em, key) =>
+        updateBookingRecord(em, { ...input, idempotencyKey: key }, input.changes),
+      );
+    },
+    /** Approves or declines a request. */
+    decideBookingApproval(
+      input: ActingInput & { approved: boolean; rejectionReason?: string },
+    ): Promise<BookingTimeline> {
+      return step(input.tenant, (em, key) => decideApproval(em, { ...input, idempotencyKey: key }, input));
+    },
+    /** Delivers the named vehicle, or (vehicleId absent) the first free one; null when none is free. */
+    deliverBooking(input: ActingInput & { vehicleId?: number }): Promise<BookingTimeline | null> {
+      return step(input.tenant, (em, key) =>
+        deliverVehicle(em, { ...input, idempotencyKey: key }, input.vehicleId),
+      );
+    },
+    /** Records the check-in. */
+    checkInBooking(input: ActingInput): Promise<BookingTimeline> {
+      return step(input.tenant, (em, key) => checkInBooking(em, { ...input, idempotencyKey: key }));
+    },
+    /** Checks a pickup and allocates its rental id. */
+    preparePickup(input: ActingInput & { rentalAuthOverride: boolean }): Promise<PickupPlan> {
+      return step(input.tenant, (em, key) => preparePickup(em, { ...input, idempotencyKey: key }));
+    },
+    /** Cancels, invoicing the fee unless waived. */
+    cancelBooking(
+      input: ActingInput & { waiveCancellationFee: boolean; reason?: string; enforceCancellable: boolean },
+    ): Promise<BookingTimeline> {
+      return step(input.tenant, (em, key) => cancelBookingRecord(em, { ...input, idempotencyKey: key }));
+    },
+    /** Ends the booking by a timer: EXPIRED (approval deadline, no-show) or ABORTED (no vehicle). */
+    expireBooking(
+      input: ActingInput & { reason: 'APPROVAL_DEADLINE' | 'NO_SHOW' | 'NO_VEHICLE' },
+    ): Promise<BookingTimeline> {
+      return step(input.tenant, (em, key) => expireBookingRecord(em, { ...input, idempotencyKey: key }));
+    },
+    /** Marks the booking's running rental overdue. */
+    markBookingOverdue(input: ActingInput): Promise<BookingTimeline> {
+      return step(input.tenant, (em, key) => markBookingOverdue(em, { ...input, idempotencyKey: key }));
+    },
+    /** Ends the booking after its rental ended (SUCCESSFUL or ABORTED). */
+    finishBookingAfterRental(input: ActingInput & { rentalId: number }): Promise<BookingTimeline> {
+      return step(input.tenant, (em, key) => finishAfterRental(em, { ...input, idempotencyKey: key }));
+    },
+    /** Extends the booking's end. */
+    extendBooking(input: ActingInput & { endTime: string }): Promise<BookingTimeline> {
+      return step(input.tenant, (em, key) => extendBookingRecord(em, { ...input, idempotencyKey: key }));
+    },
+  };
+}
+
+/** The activity interface the workflow proxies. */
+export type BookingActivities = ReturnType<typeof createBookingActivities>;

@@ -1,0 +1,174 @@
+// A booking's money: the BOOKING pricing version pinned when it is made (or when its category or bundle
+// changes), the estimated price of its window, its cancellation terms, the cancellation and no-show fee
+// invoices, and the final price of the rental its pickup started (the booking's window, the late return,
+// the distance driven and the additions). See docs/bookings.md, "Money".
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Decimal } from 'decimal.js';
+import { Booking, Invoice, PricingBundle, type Rental, Vehicle } from './entities/index.js';
+import {
+  businessUnitOfBranch,
+  pricedVersion,
+  pricingForBranch,
+  pricingForVersion,
+  taxContextOf,
+  versionApplyingAt,
+  type ResolvedPricing,
+} from './pricing.js';
+import { issueInvoice } from './rental-billing.js';
+import { DomainError } from '../domain/errors.js';
+import { bookingCancellation, priceBooking, priceFee, type PriceResult } from '../domain/pricing.js';
+import { rentalDistance } from '../domain/rental-pricing.js';
+
+/**
+ * The BOOKING pricing a booking pins: the named bundle's version applying at `at` (ODP100 when the tenant
+ * has no such bundle, ODP110 when it is not a BOOKING bundle), else the one assigned to the station's
+ * category (ODP104 when none is).
+ */
+export async function bookingPricingAt(
+  em: EntityManager,
+  tenant: string,
+  query: { branchId: number; vehicleCategoryId: number; at: Date; pricingBundleId?: number | null },
+): Promise<ResolvedPricing> {
+  if (query.pricingBundleId == null) return pricingForBranch(em, tenant, { ...query, bundleType: 'BOOKING' });
+  const bundle = await em.findOne(PricingBundle, query.pricingBundleId);
+  if (!bundle) throw new DomainError('ODP100', `pricing bundle ${query.pricingBundleId} not found`);
+  if (bundle.type !== 'BOOKING')
+    throw new DomainError('ODP110', `pricing bundle ${bundle.id} is not a BOOKING bundle`);
+  const version = await versionApplyingAt(em, bundle.id, query.at);
+  const unit = await businessUnitOfBranch(em, query.branchId);
+  return { bundle, version, priced: pricedVersion(bundle, version), tax: taxContextOf(unit) };
+}
+
+/** The pinned pricing of a booking (ODP104 when it pinned none). */
+export async function pinnedBookingPricing(em: EntityManager, booking: Booking): Promise<ResolvedPricing> {
+  if (!booking.pricingBundleVersion)
+    throw new DomainError('ODP104', `booking ${booking.id} has no pinned pricing version`);
+  return pricingForVersion(em, {
+    branchId: booking.branch.id,
+    pricingBundleVersionId: booking.pricingBundleVersion.id,
+  });
+}
+
+/** The estimated price of a window with its additions (no distance beyond the allowance, returned on time). */
+export function estimateBookingPrice(
+  pricing: ResolvedPricing,
+  window: { startMs: number; endMs: number },
+  additions: readonly string[],
+): PriceResult {
+  return priceBooking(pricing.priced, { ...window, distance: '0', additions }, pricing.tax);
+}
+
+/** Writes a price on the booking's three price fields. */
+export function setBookingPrice(booking: Booking, price: PriceResult): void {
+  booking.price = price.price;
+  booking.priceV3 = price.priceV3;
+  booking.priceV4 = price.priceV4;
+}
+
+/** The spec's cancellationInformation of a booking at `atMs`; null when it pinned no version. */
+export async function cancellationInformation(
+  em: EntityManager,
+  booking: Booking,
+  atMs: number,
+): Promise<{ cancellable: boolean; freeCancellationDeadline: string; estimatedFee: string } | null> {
+  if (!booking.pricingBundleVersion) return null;
+  const pricing = await pinnedBookingPricing(em, booking);
+  return bookingCancellation(pricing.priced, booking.startTime.getTime(), atMs, pricing.tax);
+}
+
+/** The cancellation fee due at `atMs` as a price (zero before the free-cancellation deadline). */
+export async function cancellationFee(em: EntityManager, booking: Booking, atMs: number) {
+  const pricing = await pinnedBookingPricing(em, booking);
+  const rules = pricing.priced.rules.booking!;
+  const terms = bookingCancellation(pricing.priced, booking.startTime.getTime(), atMs, pricing.tax);
+  const due = atMs >= Date.parse(terms.freeCancellationDeadline);
+  const price = priceFee(pricing.priced, pricing.tax, {
+    code: 'CANCELLATION_FEE',
+    description: 'Cancellation fee',
+    amount: due ? rules.cancellation.fee : '0',
+  });
+  return { cancellable: terms.cancellable, price };
+}
+
+/** The no-show fee (the branch's booking setting `noShowFee`) as a price of the booking's pinned version. */
+export async function noShowFee(em: EntityManager, booking: Booking, amount: string): Promise<PriceResult> {
+  const pricing = await pinnedBookingPricing(em, booking);
+  return priceFee(pricing.priced, pricing.tax, { code: 'NO_SHOW_FEE', description: 'No-show fee', amount });
+}
+
+/**
+ * Creates the booking's invoice (state OPEN, one line per priceV4 line) for the business unit behind the
+ * booking's station: BUSINESS for a business booking, else REGULAR; linked to the booking and, for a
+ * trip, to its rental. A zero total creates none. Idempotent: a retry finds the booking's invoice.
+ */
+export async function issueBookingInvoice(
+  em: EntityManager,
+  booking: Booking,
+  price: PriceResult,
+  options: { at: Date; idempotencyKey: string; title: string; rental?: Rental },
+): Promise<Invoice | null> {
+  const existing = await em.findOne(Invoice, { booking: booking.id, refundedInvoice: null });
+  if (existing || new Decimal(price.priceV4.totals.gross).isZero()) return existing;
+  const invoice = await issueInvoice(em, price, {
+    ...options,
+    tenant: booking.tenant.id,
+    branchId: booking.branch.id,
+    customer: booking.customer,
+    booking,
+    userGroup: booking.userGroup ?? null,
+    costCenter: booking.costCenter ?? null,
+  });
+  booking.invoice = invoice;
+  return invoice;
+}
+
+/** The booking a rental was picked up from, if any. */
+export function bookingOfRental(em: EntityManager, rentalId: number): Promise<Booking | null> {
+  return em.findOne(Booking, { rental: rentalId });
+}
+
+/**
+ * The end of a booking's rental (called by `finaliseRentalBilling` inside the END/CANCEL/EXPIRE
+ * transaction): the booking's pinned version prices the booking's window, the distance driven, the
+ * additions and a late return (`at` past endTime plus the version's grace); the price goes on the rental
+ * and on the booking, and one invoice links both. A rental that never started costs nothing.
+ */
+export async function finaliseBookingRentalBilling(
+  em: EntityManager,
+  rental: Rental,
+  booking: Booking,
+  options: { at: Date; idempotencyKey: string },
+): Promise<{ price: PriceResult; invoice: Invoice | null }> {
+  await em.lock(booking, LockMode.PESSIMISTIC_WRITE);
+  const pricing = await pinnedBookingPricing(em, booking);
+  const started = rental.startedAt != null;
+  let endOdometerKm = rental.endOdometerKm;
+  if (started && endOdometerKm == null)
+    endOdometerKm = (await em.findOne(Vehicle, rental.vehicle.id))?.odometerKm ?? null;
+  const price = started
+    ? priceBooking(
+        pricing.priced,
+        {
+          startMs: booking.startTime.getTime(),
+          endMs: booking.endTime.getTime(),
+          distance: rentalDistance(rental.startOdometerKm, endOdometerKm, pricing.priced.distanceUnit),
+          additions: booking.additions,
+          returnedAtMs: options.at.getTime(),
+        },
+        pricing.tax,
+      )
+    : priceFee(pricing.priced, pricing.tax, { code: 'NOT_STARTED', description: 'Not started', amount: '0' });
+  rental.price = price.price;
+  rental.priceV3 = price.priceV3;
+  rental.priceV4 = price.priceV4;
+  setBookingPrice(booking, price);
+  const invoice = await issueBookingInvoice(em, booking, price, {
+    ...options,
+    title: `Booking ${booking.id}`,
+    rental,
+  });
+  if (invoice) rental.invoice = invoice;
+  await em.flush();
+  return { price, invoice };
+}
