@@ -395,6 +395,8 @@ export const errorCatalogue = {
   'S100': { code: 'S100', meaning: 'station capacity exceeded (conflictType STATION_CAPACITY_EXCEEDED)', retryable: false, httpStatus: 409, source: 'project' },
   'S101': { code: 'S101', meaning: 'the station is closed at that time', retryable: false, httpStatus: 422, source: 'project' },
   'S404': { code: 'S404', meaning: 'booking station not found', retryable: false, httpStatus: 404, source: 'project' },
+  'S102': { code: 'S102', meaning: 'invalid booking station configuration (opening hours)', retryable: false, httpStatus: 422, source: 'project' },
+  'S103': { code: 'S103', meaning: 'the booking station still has open bookings', retryable: false, httpStatus: 409, source: 'project' },
   'CD100': { code: 'CD100', meaning: 'the window overlaps the cooldown of another booking of the vehicle', retryable: false, httpStatus: 409, source: 'project' },
   // Project-defined: rental requirements and rental authority (RQ* is not a spec prefix)
   'RQ100': { code: 'RQ100', meaning: 'the rental requirements configured for this branch are invalid; fix the rental.requirements setting', retryable: false, httpStatus: 409, source: 'project' },

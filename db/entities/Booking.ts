@@ -1,5 +1,5 @@
 import type { Opt } from '@mikro-orm/core';
-import { Entity, Enum, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/es';
+import { Check, Entity, Enum, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/es';
 import {
   bookingApprovalStates,
   bookingRentalTypes,
@@ -35,6 +35,13 @@ import { Invoice } from './Invoice.js';
 @Index({ properties: ['tenant', 'customer'] })
 @Index({ properties: ['tenant', 'vehicleCategory', 'heldFrom'] })
 @Unique({ name: 'booking_one_rental', properties: ['rental'] })
+@Check({ name: 'booking_window_check', expression: '(end_time > start_time) AND (held_until > held_from)' })
+// Declared so schema diffs know it; PostgreSQL reports the exclusion constraint's definition as its "expression".
+@Check({
+  name: 'booking_vehicle_hold_excl',
+  expression:
+    "EXCLUDE USING gist (tenant_id WITH =, vehicle_id WITH =, tstzrange(held_from, held_until) WITH &&) WHERE (((vehicle_id IS NOT NULL) AND (state = ANY (ARRAY['BOOKED'::text, 'APPROVED'::text, 'DELIVERED'::text]))))",
+})
 export class Booking extends TenantScoped {
   /** Allocated from `booking_id_seq` before the workflow starts, so the workflow id is known up front. */
   @PrimaryKey({ type: 'integer', autoincrement: false })

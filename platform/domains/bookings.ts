@@ -1,5 +1,8 @@
 import { Booking, BookingStation } from '../../db/entities/index.js';
 import { defineDomain } from './domain.js';
+import { bookingAvailabilityRoutes } from '../../api/routes/back/booking-availability.js';
+import { bookingStationRoutes } from '../../api/routes/back/booking-stations.js';
+import { appBookingAvailabilityRoutes } from '../../api/routes/front/booking-availability.js';
 
 /** Bookings of a vehicle category at a booking station for a window: one workflow per booking owns its timeline. */
 export const bookingDomain = defineDomain({
@@ -19,6 +22,6 @@ export const bookingDomain = defineDomain({
       'BOOKING_STATION_MANAGE',
     ],
   },
-  routes: [],
+  routes: [...bookingAvailabilityRoutes, ...bookingStationRoutes, ...appBookingAvailabilityRoutes],
   processes: [{ workflowIdPrefix: 'booking', notRunning: 'B304', noun: 'booking' }],
 });
