@@ -26,6 +26,8 @@ import { DomainError } from '../domain/errors.js';
 export const goneServiceStates: readonly ServiceStateV2[] = ['RETIRED', 'DEFLEETED', 'LOST', 'UNREPAIRABLE'];
 
 const holdingStatesSql = holdingBookingStates.map((state) => `'${state}'`).join(', ');
+/** An instant column as epoch milliseconds. */
+const epochMs = (column: string) => `(extract(epoch from ${column}) * 1000)::float8`;
 const goneStatesSql = goneServiceStates.map((state) => `'${state}'`).join(', ');
 
 /** The booking station behind a branch (B315 when the branch is none, or does not offer the category). */
@@ -187,13 +189,15 @@ export interface LoadedPool {
 /**
  * The pool of a category at a station over `span`: vehicles of the category at the station (not
  * virtual, not gone for good) and the holding bookings overlapping `span` that either have no vehicle yet
- * (bookings of the station and category) or hold one of those vehicles.
+ * (bookings of the station and category) or hold one of those vehicles. `skipHoldsWithoutVehicles`: a
+ * pool without vehicles answers no holds (searches, where nothing is bookable then anyway).
  */
 export async function loadPool(
   em: EntityManager,
   tenant: string,
   pool: { branchId: number; vehicleCategoryId: number },
   span: Interval,
+  { skipHoldsWithoutVehicles = false } = {},
 ): Promise<LoadedPool> {
   const vehicles = await em.execute<Array<{ id: number }>>(
     `select id from vehicle
@@ -202,17 +206,21 @@ export async function loadPool(
       order by id`,
     [tenant, pool.branchId, pool.vehicleCategoryId],
   );
+  if (skipHoldsWithoutVehicles && !vehicles.length) return { usableVehicleIds: [], holds: [] };
   const rows = await em.execute<
     Array<{
       id: number;
       vehicle_id: number | null;
-      held_from: Date;
-      held_until: Date;
-      start_time: Date;
-      end_time: Date;
+      held_from: number;
+      held_until: number;
+      start_time: number;
+      end_time: number;
     }>
   >(
-    `select b.id, b.vehicle_id, b.held_from, b.held_until, b.start_time, b.end_time from booking b
+    // Instants as epoch milliseconds (float8): thousands of rows parse as numbers, not dates.
+    `select b.id, b.vehicle_id, ${epochMs('b.held_from')} as held_from, ${epochMs('b.held_until')} as held_until,
+            ${epochMs('b.start_time')} as start_time, ${epochMs('b.end_time')} as end_time
+       from booking b
       where b.tenant_id = ? and b.state in (${holdingStatesSql}) and b.held_from < ? and b.held_until > ?
         and ((b.vehicle_id is null and b.branch_id = ? and b.vehicle_category_id = ?)
           or b.vehicle_id in (select v.id from vehicle v
@@ -233,9 +241,9 @@ export async function loadPool(
     holds: rows.map((row) => ({
       bookingId: Number(row.id),
       vehicleId: row.vehicle_id === null ? null : Number(row.vehicle_id),
-      startMs: new Date(row.held_from).getTime(),
-      endMs: new Date(row.held_until).getTime(),
-      window: { startMs: new Date(row.start_time).getTime(), endMs: new Date(row.end_time).getTime() },
+      startMs: Number(row.held_from),
+      endMs: Number(row.held_until),
+      window: { startMs: Number(row.start_time), endMs: Number(row.end_time) },
     })),
   };
 }

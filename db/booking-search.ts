@@ -4,7 +4,13 @@
 // (domain/booking.ts), so a search answers what a creation would decide.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FilterQuery } from '@mikro-orm/core';
-import { BookingStation, VehicleCategory, type Branch } from './entities/index.js';
+import {
+  BookingStation,
+  PricingAssignment,
+  PricingBundleVersion,
+  VehicleCategory,
+  type Branch,
+} from './entities/index.js';
 import {
   bookingStationOf,
   capacityConflict,
@@ -17,12 +23,13 @@ import {
   type BookingConflict,
   type LoadedPool,
 } from './booking-availability.js';
-import { branchWithDescendants } from './branches.js';
-import { pricingForBranch } from './pricing.js';
-import { requirementsConfigFor } from './rental-requirements.js';
-import { categoryConfiguration } from './categories.js';
-import { settingOrDefaults } from './settings.js';
+import { branchAncestry, branchWithDescendants } from './branches.js';
+import { categoryReadiness } from './categories.js';
+import { readCacheOf } from './read-cache.js';
+import { effectiveSetting, settingOrDefaults } from './settings.js';
 import { isDomainError, DomainError } from '../domain/errors.js';
+import { applicableVersion, type PricingVersionStatus } from '../domain/pricing.js';
+import { requirementsFor, RENTAL_REQUIREMENTS_SETTING_KEY } from '../domain/rental-requirements.js';
 import {
   BOOKING_SETTINGS_KEY,
   defaultBookingSettings,
@@ -85,9 +92,83 @@ export interface CategoryFilters {
   at: Date;
 }
 
+/** What deciding a station's bookable categories needs, loaded together (and read-cached briefly). */
+interface StationCategoryFacts {
+  categories: VehicleCategory[];
+  /** Category id → the BOOKING bundle assigned at the station or its nearest ancestor. */
+  bundleOf: Map<number, number>;
+  /** Published (or superseded, expired) versions of those bundles. */
+  versions: Array<{
+    bundleId: number;
+    id: number;
+    status: PricingVersionStatus;
+    effectiveFrom: number | null;
+    validUntil: number | null;
+  }>;
+  requirementsSetting: unknown;
+}
+
+async function loadStationCategoryFacts(
+  em: EntityManager,
+  tenant: string,
+  station: BookingStation,
+): Promise<StationCategoryFacts> {
+  const offered = station.vehicleCategoryIds;
+  const categories = await em.find(
+    VehicleCategory,
+    offered.length ? { bookable: true, id: { $in: offered } } : { bookable: true },
+    { orderBy: { name: 'asc', id: 'asc' } },
+  );
+  const ancestry = await branchAncestry(em, tenant, station.branch.id);
+  const assignments = categories.length
+    ? await em.find(PricingAssignment, {
+        branch: { $in: ancestry },
+        bundleType: 'BOOKING',
+        vehicleCategory: { $in: categories.map((category) => category.id) },
+      })
+    : [];
+  const bundleOf = new Map<number, number>();
+  for (const category of categories)
+    for (const id of ancestry) {
+      const row = assignments.find(
+        (assignment) => assignment.branch.id === id && assignment.vehicleCategory.id === category.id,
+      );
+      if (row) {
+        bundleOf.set(category.id, row.bundle.id);
+        break;
+      }
+    }
+  const versions = bundleOf.size
+    ? await em.find(
+        PricingBundleVersion,
+        {
+          bundle: { $in: [...new Set(bundleOf.values())] },
+          status: { $in: ['PUBLISHED', 'SUPERSEDED', 'EXPIRED'] },
+        },
+        { fields: ['id', 'status', 'effectiveFrom', 'validUntil', 'bundle'] },
+      )
+    : [];
+  const setting = await effectiveSetting(em, tenant, RENTAL_REQUIREMENTS_SETTING_KEY, station.branch.id);
+  return {
+    categories,
+    bundleOf,
+    versions: versions.map((version) => ({
+      bundleId: version.bundle.id,
+      id: version.id,
+      status: version.status,
+      effectiveFrom: version.effectiveFrom?.getTime() ?? null,
+      validUntil: version.validUntil?.getTime() ?? null,
+    })),
+    requirementsSetting: setting?.value,
+  };
+}
+
 /**
  * Categories generally bookable at a station: bookable categories the station offers (all of them when it
- * names none), optionally only those with BOOKING pricing and resolvable rental requirements there.
+ * names none), optionally only those with BOOKING pricing applying at `at` and resolvable rental
+ * requirements there: the resolution of `pricingForBranch` and `requirementsConfigFor` for every category
+ * at once. The facts come from the read cache (db/read-cache.ts, at most 2 s old) outside transactions;
+ * admission never depends on them.
  */
 export async function bookableCategories(
   em: EntityManager,
@@ -95,65 +176,28 @@ export async function bookableCategories(
   station: BookingStation,
   filters: CategoryFilters,
 ): Promise<VehicleCategory[]> {
-  const offered = station.vehicleCategoryIds;
-  const categories = await em.find(
-    VehicleCategory,
-    offered.length ? { bookable: true, id: { $in: offered } } : { bookable: true },
-    { orderBy: { name: 'asc', id: 'asc' } },
+  const facts = await readCacheOf(em).get(em, `booking-categories:${tenant}:${station.branch.id}`, () =>
+    loadStationCategoryFacts(em, tenant, station),
   );
-  const kept: VehicleCategory[] = [];
-  for (const category of categories) {
-    if (
-      filters.withPricingOnly &&
-      !(await hasBookingPricing(em, tenant, station.branch.id, category.id, filters.at))
-    )
-      continue;
-    if (
-      filters.withRentalRequirementsOnly &&
-      !(await hasRentalRequirements(em, tenant, station.branch.id, category.id))
-    )
-      continue;
-    kept.push(category);
-  }
-  return kept;
-}
-
-async function hasBookingPricing(
-  em: EntityManager,
-  tenant: string,
-  branchId: number,
-  vehicleCategoryId: number,
-  at: Date,
-): Promise<boolean> {
-  try {
-    await pricingForBranch(em, tenant, { branchId, vehicleCategoryId, bundleType: 'BOOKING', at });
+  const readiness = filters.withRentalRequirementsOnly ? await categoryReadiness(em) : undefined;
+  return facts.categories.filter((category) => {
+    if (filters.withPricingOnly) {
+      const bundleId = facts.bundleOf.get(category.id);
+      const versions = facts.versions.filter((version) => version.bundleId === bundleId);
+      if (bundleId === undefined || !applicableVersion(versions, filters.at.getTime())) return false;
+    }
+    if (readiness) {
+      const key = readiness.get(category.id)?.configuration.rentalRequirementsKey;
+      try {
+        if (key !== undefined && requirementsFor(facts.requirementsSetting, key).profile === null)
+          return false;
+      } catch (error) {
+        if (isDomainError(error)) return false;
+        throw error;
+      }
+    }
     return true;
-  } catch (error) {
-    if (isDomainError(error)) return false;
-    throw error;
-  }
-}
-
-/**
- * Whether the rental requirements a pickup at the station would check resolve: the setting that applies is
- * valid, and a category naming a requirements profile finds it (or the setting's default).
- */
-async function hasRentalRequirements(
-  em: EntityManager,
-  tenant: string,
-  branchId: number,
-  vehicleCategoryId: number,
-): Promise<boolean> {
-  try {
-    const [{ profile }, configuration] = await Promise.all([
-      requirementsConfigFor(em, tenant, branchId, vehicleCategoryId),
-      categoryConfiguration(em, vehicleCategoryId),
-    ]);
-    return configuration.rentalRequirementsKey === undefined || profile !== null;
-  } catch (error) {
-    if (isDomainError(error)) return false;
-    throw error;
-  }
+  });
 }
 
 /** One category's availability on one local day at a station. */
@@ -193,15 +237,27 @@ export async function availabilityDays(
   const timeZone = station.branch.timeZoneId;
   const days: string[] = [];
   for (let date = fromDate; date <= toDate; date = nextDate(date)) days.push(date);
+  // Days widened by the longest cooldown a booking here can get: the holds a whole-day booking would meet.
+  const padMs =
+    Math.max(
+      station.startCooldownMinutes,
+      station.endCooldownMinutes,
+      ...Object.values(station.categoryCooldowns).flatMap((override) => [
+        override.startCooldownMinutes ?? 0,
+        override.endCooldownMinutes ?? 0,
+      ]),
+    ) * MINUTE_MS;
   const span: Interval = {
-    startMs: zonedInstant(fromDate, 0, timeZone) - DAY_MS,
-    endMs: zonedInstant(toDate, 24 * 60, timeZone) + DAY_MS,
+    startMs: zonedInstant(fromDate, 0, timeZone) - padMs,
+    endMs: zonedInstant(toDate, 24 * 60, timeZone) + padMs,
   };
   const pools = new Map<number, LoadedPool>();
   for (const categoryId of categoryIds)
     pools.set(
       categoryId,
-      await loadPool(em, tenant, { branchId: station.branch.id, vehicleCategoryId: categoryId }, span),
+      await loadPool(em, tenant, { branchId: station.branch.id, vehicleCategoryId: categoryId }, span, {
+        skipHoldsWithoutVehicles: true,
+      }),
     );
   return days.map((date) => {
     const openSpan = openSpanOfDay(station.openingHours, weekdayOfDate(date));
@@ -317,8 +373,9 @@ export async function categoryAvailability(
   em: EntityManager,
   query: WindowQuery,
   categoryIds: readonly number[],
+  startStation?: BookingStation,
 ): Promise<Array<{ vehicleCategoryId: number; remaining: number; conflicts: BookingConflict[] }>> {
-  const start = await bookingStationOf(em, query.branchId);
+  const start = startStation ?? (await bookingStationOf(em, query.branchId));
   const end = query.endBranchId === query.branchId ? start : await bookingStationOf(em, query.endBranchId);
   const opening = openingConflicts(start, end, query.window);
   const oneWay = query.endBranchId !== query.branchId;
@@ -328,7 +385,9 @@ export async function categoryAvailability(
   const answers = [];
   for (const vehicleCategoryId of categoryIds) {
     const held = heldInterval(query.window, stationCooldowns(start, end, vehicleCategoryId));
-    const pool = await loadPool(em, query.tenant, { branchId: query.branchId, vehicleCategoryId }, held);
+    const pool = await loadPool(em, query.tenant, { branchId: query.branchId, vehicleCategoryId }, held, {
+      skipHoldsWithoutVehicles: true,
+    });
     const others = pool.holds.filter((hold) => hold.bookingId !== query.excludeBookingId);
     const inPool = poolConflict(pool, {
       window: query.window,

@@ -1,5 +1,14 @@
 import type { Opt } from '@mikro-orm/core';
-import { Check, Entity, Enum, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/es';
+import {
+  Check,
+  Entity,
+  Enum,
+  Index,
+  ManyToOne,
+  PrimaryKey,
+  Property,
+  Unique,
+} from '@mikro-orm/decorators/es';
 import {
   bookingApprovalStates,
   bookingRentalTypes,

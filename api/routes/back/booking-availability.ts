@@ -468,6 +468,7 @@ export async function answerAvailableCategories(
       excludeBookingId,
     },
     categories.map((category) => category.id),
+    station,
   );
   return categories.flatMap((category, index) => {
     const answer = answers[index]!;

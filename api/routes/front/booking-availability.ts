@@ -195,6 +195,7 @@ async function availableStations(ctx: RouteContext, search: Static<typeof Statio
         excludeBookingId: excluded,
       },
       categories.map((category) => category.id),
+      station,
     );
     const available = categories.flatMap((category, index) =>
       verdicts[index]!.conflicts.length
