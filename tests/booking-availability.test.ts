@@ -474,15 +474,15 @@ describe('operator searches', () => {
       await call('GET', back(`/bookings/availability?branchId=${ost}&from=${to}&to=${from}`), {
         token: operator,
       }),
-      400,
-      '0022',
+      422,
+      'B317',
     );
     expectError(
       await call('GET', back(`/bookings/availability?branchId=${ost}&from=2026-02-30&to=2026-03-02`), {
         token: operator,
       }),
-      400,
-      '0022',
+      422,
+      'B317',
     );
     expectError(
       await call('GET', back(`/bookings/availability?branchId=${seed.branchId}&from=${from}&to=${to}`), {

@@ -23,6 +23,8 @@ import { clampedInstant, component, DateTime, Id, Nullable } from '../../kernel/
 
 const tags = ['Booking availability'];
 const DAY_MS = 86_400_000;
+/** Beyond any booking horizon, and far enough from year 9999 that holds and slots stay printable date-times. */
+const LAST_BOOKABLE_MS = Date.UTC(9000, 0, 1);
 
 /** A calendar date (YYYY-MM-DD) PostgreSQL and Intl both hold. */
 export const CalendarDate = (description: string) =>
@@ -33,16 +35,16 @@ export const CalendarDate = (description: string) =>
     description,
   });
 
-/** A checked range of local dates (0022 for a date that does not exist, an inverted or too long range). */
+/** A checked range of local dates (B317 for a date that does not exist, an inverted or too long range). */
 export function dateRange(from: string, to: string, maxDays: number): { from: string; to: string } {
   for (const value of [from, to]) {
     const parsed = Date.parse(`${value}T00:00:00Z`);
     if (!Number.isFinite(parsed) || new Date(parsed).toISOString().slice(0, 10) !== value)
-      throw new DomainError('0022', `${value} is not a calendar date`);
+      throw new DomainError('B317', `${value} is not a calendar date`);
   }
   const days = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS + 1;
-  if (days < 1) throw new DomainError('0022', '`to` must not be before `from`');
-  if (days > maxDays) throw new DomainError('0022', `at most ${maxDays} days at once`);
+  if (days < 1) throw new DomainError('B317', '`to` must not be before `from`');
+  if (days > maxDays) throw new DomainError('B317', `at most ${maxDays} days at once`);
   return { from, to };
 }
 
@@ -50,6 +52,7 @@ export function dateRange(from: string, to: string, maxDays: number): { from: st
 export function windowOf(startTime: string, endTime: string): Interval {
   const window = { startMs: clampedInstant(startTime).getTime(), endMs: clampedInstant(endTime).getTime() };
   if (window.endMs <= window.startMs) throw new DomainError('B301', 'endTime must be after startTime');
+  if (window.endMs > LAST_BOOKABLE_MS) throw new DomainError('B301', 'bookings end before the year 9000');
   return window;
 }
 
@@ -123,7 +126,7 @@ export const getBookingAvailability = defineRoute({
     branch: (ctx) => ctx.query.branchId,
   },
   responses: { 200: { description: 'One entry per day', schema: Type.Array(AvailabilityDaySchema) } },
-  errors: ['B315'],
+  errors: ['B315', 'B317'],
   async handler({ em, tenant, query }) {
     const filters = { withPricingOnly: false, withRentalRequirementsOnly: false, at: new Date() };
     return ok(await answerAvailability(em, tenant, query, filters));
@@ -162,7 +165,6 @@ const ValidateBody = component(
       bookingId: Type.Optional(
         Id({ description: 'On update: the booking itself, whose own hold does not count.' }),
       ),
-      excludeBookingId: Type.Optional(Id({ description: 'Same as bookingId.' })),
       ignoreTimeConstraints: Type.Optional(
         Type.Boolean({
           default: false,
@@ -262,13 +264,7 @@ export const validateBookingAvailability = defineRoute({
 /** The handler both validation routes share. */
 async function validateHandler(ctx: RouteContext<unknown, unknown, Static<typeof ValidateBody>>) {
   const { body } = ctx;
-  if (
-    body.bookingId !== undefined &&
-    body.excludeBookingId !== undefined &&
-    body.bookingId !== body.excludeBookingId
-  )
-    throw new DomainError('0022', 'bookingId and excludeBookingId name different bookings');
-  const excluded = await excludedBooking(ctx.em, body.bookingId ?? body.excludeBookingId);
+  const excluded = await excludedBooking(ctx.em, body.bookingId);
   if (excluded) await ctx.authorize('BOOKING_READ', { branchId: excluded.branch.id });
   if (
     body.ignoreTimeConstraints &&
@@ -354,6 +350,7 @@ export async function answerDropoffSlots(
   const startMs = clampedInstant(body.bookingStartTime).getTime();
   const untilMs = body.until ? clampedInstant(body.until).getTime() : startMs + DAY_MS;
   if (untilMs <= startMs) throw new DomainError('B301', '`until` must be after bookingStartTime');
+  if (untilMs > LAST_BOOKABLE_MS) throw new DomainError('B301', 'bookings end before the year 9000');
   return dropoffSlots(ctx.em, {
     tenant: ctx.tenant,
     branchId: body.branchId,
@@ -576,11 +573,11 @@ export const getBookingUtilization = defineRoute({
     branch: (ctx) => ctx.query.branchId,
   },
   responses: { 200: { description: 'Per station and category', schema: Type.Array(Utilization) } },
-  errors: [],
+  errors: ['B317'],
   async handler({ em, tenant, query }) {
     const span = { startMs: clampedInstant(query.from).getTime(), endMs: clampedInstant(query.to).getTime() };
-    if (span.endMs <= span.startMs) throw new DomainError('0022', '`to` must be after `from`');
-    if (span.endMs - span.startMs > 93 * DAY_MS) throw new DomainError('0022', 'at most 93 days at once');
+    if (span.endMs <= span.startMs) throw new DomainError('B317', '`to` must be after `from`');
+    if (span.endMs - span.startMs > 93 * DAY_MS) throw new DomainError('B317', 'at most 93 days at once');
     const stations = await stationsUnder(em, tenant, query.branchId, query.includeChildBranches ?? true);
     return ok(await utilization(em, tenant, stations, span, query.vehicleCategoryId));
   },

@@ -177,7 +177,7 @@ export const ActiveWithin = Type.Array(DateTime(), {
   description: 'Send twice: the start, then the end of the period.',
 });
 
-/** The period of an `activeWithin` pair (0022 when the end is not after the start). */
+/** The period of an `activeWithin` pair (B317 when the end is not after the start, or the period too long). */
 export function activeWithinSpan(
   values: readonly string[] | undefined,
   maxDays: number,
@@ -185,9 +185,9 @@ export function activeWithinSpan(
   if (!values) return undefined;
   const startMs = clampedInstant(values[0]!).getTime();
   const endMs = clampedInstant(values[1]!).getTime();
-  if (endMs <= startMs) throw new DomainError('0022', 'activeWithin: the end must be after the start');
+  if (endMs <= startMs) throw new DomainError('B317', 'activeWithin: the end must be after the start');
   if (endMs - startMs > maxDays * 86_400_000)
-    throw new DomainError('0022', `activeWithin spans at most ${maxDays} days`);
+    throw new DomainError('B317', `activeWithin spans at most ${maxDays} days`);
   return { startMs, endMs };
 }
 
@@ -434,7 +434,7 @@ export const listBookingStationVehicles = defineRoute({
     branch: (ctx) => stationBranch(ctx),
   },
   responses: { 200: { description: 'One page of vehicles, by id', schema: Type.Array(StationVehicle) } },
-  errors: ['S404'],
+  errors: ['S404', 'B317'],
   async handler(ctx) {
     const station = await stationOf(ctx);
     const span = activeWithinSpan(ctx.query.activeWithin, 93);
@@ -497,7 +497,7 @@ export const listBookingStationConflicts = defineRoute({
     branch: (ctx) => stationBranch(ctx),
   },
   responses: { 200: { description: 'Conflicts, in time order', schema: Type.Array(StationConflict) } },
-  errors: ['S404'],
+  errors: ['S404', 'B317'],
   async handler(ctx) {
     const station = await stationOf(ctx);
     const span = activeWithinSpan(ctx.query.activeWithin, 93)!;
@@ -551,7 +551,7 @@ export const bookingStationCapacityForecast = defineRoute({
     branch: (ctx) => stationBranch(ctx),
   },
   responses: { 200: { description: 'The forecast', schema: CapacityForecast } },
-  errors: ['S404'],
+  errors: ['S404', 'B317'],
   async handler(ctx) {
     const station = await stationOf(ctx);
     const span = activeWithinSpan(ctx.query.activeWithin, 93)!;

@@ -65,7 +65,7 @@ export const appGetBookingAvailability = defineRoute({
   query: Type.Object({ ...AvailabilityQuery.properties, ...CategoryFlags }),
   access: appAccess,
   responses: { 200: { description: 'One entry per day', schema: Type.Array(AvailabilityDaySchema) } },
-  errors: ['S404', 'B315'],
+  errors: ['S404', 'B315', 'B317'],
   async handler({ em, tenant, query }) {
     await loadAppStation(em, query.branchId);
     const filters = {
