@@ -5,77 +5,14 @@
 // transaction, as booking creation runs it) in calls/s, sequentially and eight at a time.
 // Usage: npm run bench:booking-availability [-- seconds connections]   (defaults: 10 s, 10)
 //
-// The load generator runs in a worker thread so it does not share the server's event loop.
-import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import http from 'node:http';
+// The load generator runs in a worker thread (bench/http-load.ts) so it does not share the server's event loop.
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { loadInWorker, type LoadResult } from './http-load.js';
 
-interface LoadInput {
-  url: string;
-  headers: Record<string, string>;
-  seconds: number;
-  connections: number;
-}
-
-interface LoadResult {
-  requests: number;
-  errors: number;
-  seconds: number;
-  p50: number;
-  p99: number;
-}
-
-/** Keeps `connections` keep-alive requests in flight for the duration; latency percentiles in ms. */
-async function load(input: LoadInput): Promise<LoadResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: input.connections });
-  const latencies: number[] = [];
-  let errors = 0;
-  const started = performance.now();
-  const deadline = started + input.seconds * 1000;
-  const one = () =>
-    new Promise<void>((resolve) => {
-      const begin = performance.now();
-      const request = http.get(input.url, { agent, headers: input.headers }, (response) => {
-        response.resume();
-        response.on('end', () => {
-          if (response.statusCode !== 200) errors += 1;
-          latencies.push(performance.now() - begin);
-          resolve();
-        });
-      });
-      request.on('error', () => {
-        errors += 1;
-        resolve();
-      });
-    });
-  await Promise.all(
-    Array.from({ length: input.connections }, async () => {
-      while (performance.now() < deadline) await one();
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))] ?? 0;
-  return { requests: latencies.length, errors, seconds, p50: at(0.5), p99: at(0.99) };
-}
-
-if (!isMainThread) {
-  parentPort!.postMessage(await load(workerData as LoadInput));
-} else {
-  await main();
-}
-
-function loadInWorker(input: LoadInput): Promise<LoadResult> {
-  const worker = new Worker(new URL(import.meta.url), { workerData: input, execArgv: ['--import', 'tsx'] });
-  return new Promise((resolve, reject) => {
-    worker.once('message', (result: LoadResult) => void worker.terminate().then(() => resolve(result)));
-    worker.once('error', reject);
-  });
-}
+await main();
 
 async function main(): Promise<void> {
   process.env.LOG_LEVEL ??= 'warn';

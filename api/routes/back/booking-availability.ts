@@ -241,26 +241,6 @@ export async function validateWindow(
 
 export const validationErrors: ErrorCode[] = ['B300', 'B301', 'B309', 'B315', 'V404'];
 
-export const validateBookingAvailability = defineRoute({
-  operationId: 'validateBookingAvailability',
-  method: 'post',
-  path: '/bookings/availability/validate',
-  interface: 'back',
-  summary: 'Validate a create or update window: every conflict, each with its conflictType',
-  description:
-    'Answers what admission would decide now (without holding anything): STATION_CLOSED (S101), VEHICLE_UNAVAILABLE (B303), CATEGORY_UNAVAILABLE (B302), COOLDOWN_OVERLAP (CD100), STATION_CAPACITY_EXCEEDED (S100). On update pass `bookingId` so the booking does not conflict with itself. A window the rules refuse (order, duration, lead time, advance) answers B301.',
-  tags,
-  body: ValidateBody,
-  access: {
-    permission: 'BOOKING_READ',
-    branchOf: 'body field branchId (the start station)',
-    branch: (ctx) => ctx.body.branchId,
-  },
-  responses: { 200: { description: 'The verdict', schema: ValidationResult } },
-  errors: [...validationErrors, 'B316'],
-  handler: (ctx) => validateHandler(ctx),
-});
-
 /** The handler both validation routes share. */
 async function validateHandler(ctx: RouteContext<unknown, unknown, Static<typeof ValidateBody>>) {
   const { body } = ctx;
@@ -280,6 +260,31 @@ async function validateHandler(ctx: RouteContext<unknown, unknown, Static<typeof
   );
 }
 
+/** What both validation routes declare alike: body, access, answer and codes. */
+const validation = {
+  tags,
+  body: ValidateBody,
+  access: {
+    permission: 'BOOKING_READ',
+    branchOf: 'body field branchId (the start station)',
+    branch: (ctx: RouteContext<unknown, unknown, Static<typeof ValidateBody>>) => ctx.body.branchId,
+  },
+  responses: { 200: { description: 'The verdict', schema: ValidationResult } },
+  errors: [...validationErrors, 'B316'] as ErrorCode[],
+  handler: validateHandler,
+};
+
+export const validateBookingAvailability = defineRoute({
+  operationId: 'validateBookingAvailability',
+  method: 'post',
+  path: '/bookings/availability/validate',
+  interface: 'back',
+  summary: 'Validate a create or update window: every conflict, each with its conflictType',
+  description:
+    'Answers what admission would decide now (without holding anything): STATION_CLOSED (S101), VEHICLE_UNAVAILABLE (B303), CATEGORY_UNAVAILABLE (B302), COOLDOWN_OVERLAP (CD100), STATION_CAPACITY_EXCEEDED (S100). On update pass `bookingId` so the booking does not conflict with itself. A window the rules refuse (order, duration, lead time, advance) answers B301.',
+  ...validation,
+});
+
 export const stationAvailability = defineRoute({
   operationId: 'stationAvailability',
   method: 'post',
@@ -287,17 +292,8 @@ export const stationAvailability = defineRoute({
   interface: 'back',
   summary: 'Station availability of a window (deprecated: use POST /bookings/availability/validate)',
   description: 'The same check and answer as POST /bookings/availability/validate, kept for older clients.',
-  tags,
-  body: ValidateBody,
-  access: {
-    permission: 'BOOKING_READ',
-    branchOf: 'body field branchId (the start station)',
-    branch: (ctx) => ctx.body.branchId,
-  },
-  responses: { 200: { description: 'The verdict', schema: ValidationResult } },
-  errors: [...validationErrors, 'B316'],
+  ...validation,
   deprecated: { replacement: 'POST /bookings/availability/validate' },
-  handler: validateHandler,
 });
 
 export const DropoffSlotsBody = component(
