@@ -6,7 +6,19 @@
 // a named vehicle.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { BookingStation, Vehicle } from './entities/index.js';
-import { freeCapacity, heldInterval, holdingBookingStates, type Interval } from '../domain/booking.js';
+import {
+  expectedVehicles,
+  freeCapacity,
+  heldInterval,
+  holdingBookingStates,
+  isOpenAt,
+  overlaps,
+  poolRemaining,
+  type BookingConflictType,
+  type Interval,
+  type PoolHold,
+  type StationFlow,
+} from '../domain/booking.js';
 import type { ServiceStateV2 } from '../domain/vehicle.js';
 import { DomainError } from '../domain/errors.js';
 
@@ -14,6 +26,8 @@ import { DomainError } from '../domain/errors.js';
 export const goneServiceStates: readonly ServiceStateV2[] = ['RETIRED', 'DEFLEETED', 'LOST', 'UNREPAIRABLE'];
 
 const holdingStatesSql = holdingBookingStates.map((state) => `'${state}'`).join(', ');
+/** An instant column as epoch milliseconds. */
+const epochMs = (column: string) => `(extract(epoch from ${column}) * 1000)::float8`;
 const goneStatesSql = goneServiceStates.map((state) => `'${state}'`).join(', ');
 
 /** The booking station behind a branch (B315 when the branch is none, or does not offer the category). */
@@ -154,25 +168,255 @@ export function assertVehicleSuits(
   if (problem) throw new DomainError('B309', problem);
 }
 
+/** A conflict of a booking window: its kind (conflictType), the code admission answers with, and why. */
+export interface BookingConflict {
+  conflictType: BookingConflictType;
+  errorCode: 'B302' | 'B303' | 'CD100' | 'S100' | 'S101';
+  message: string;
+}
+
+/** One holding booking of a pool with both its held interval and its own window (cooldowns excluded). */
+export interface LoadedHold extends PoolHold {
+  window: Interval;
+}
+
+/** A pool loaded once: its usable vehicles and every holding booking touching `span`. */
+export interface LoadedPool {
+  usableVehicleIds: number[];
+  holds: LoadedHold[];
+}
+
 /**
- * Checks, under the station-category lock, that the candidate can be held: a named vehicle must suit the
- * booking and be free for the held interval (B303), otherwise the pool must keep a free vehicle once the
- * other unassigned bookings are served (B302). Call it inside the transaction that writes the booking.
+ * The pool of a category at a station over `span`: vehicles of the category at the station (not
+ * virtual, not gone for good) and the holding bookings overlapping `span` that either have no vehicle yet
+ * (bookings of the station and category) or hold one of those vehicles. `skipHoldsWithoutVehicles`: a
+ * pool without vehicles answers no holds (searches, where nothing is bookable then anyway).
  */
-export async function checkBookingAdmission(tx: EntityManager, candidate: BookingCandidate): Promise<void> {
-  await lockStationCategory(tx, candidate.tenant, candidate.branchId, candidate.vehicleCategoryId);
+export async function loadPool(
+  em: EntityManager,
+  tenant: string,
+  pool: { branchId: number; vehicleCategoryId: number },
+  span: Interval,
+  { skipHoldsWithoutVehicles = false } = {},
+): Promise<LoadedPool> {
+  const vehicles = await em.execute<Array<{ id: number }>>(
+    `select id from vehicle
+      where tenant_id = ? and branch_id = ? and category_id = ? and virtual = false
+        and service_state_v2 not in (${goneStatesSql})
+      order by id`,
+    [tenant, pool.branchId, pool.vehicleCategoryId],
+  );
+  if (skipHoldsWithoutVehicles && !vehicles.length) return { usableVehicleIds: [], holds: [] };
+  const rows = await em.execute<
+    Array<{
+      id: number;
+      vehicle_id: number | null;
+      held_from: number;
+      held_until: number;
+      start_time: number;
+      end_time: number;
+    }>
+  >(
+    // Instants as epoch milliseconds (float8): thousands of rows parse as numbers, not dates.
+    `select b.id, b.vehicle_id, ${epochMs('b.held_from')} as held_from, ${epochMs('b.held_until')} as held_until,
+            ${epochMs('b.start_time')} as start_time, ${epochMs('b.end_time')} as end_time
+       from booking b
+      where b.tenant_id = ? and b.state in (${holdingStatesSql}) and b.held_from < ? and b.held_until > ?
+        and ((b.vehicle_id is null and b.branch_id = ? and b.vehicle_category_id = ?)
+          or b.vehicle_id in (select v.id from vehicle v
+                               where v.tenant_id = ? and v.branch_id = ? and v.category_id = ?))`,
+    [
+      tenant,
+      new Date(span.endMs),
+      new Date(span.startMs),
+      pool.branchId,
+      pool.vehicleCategoryId,
+      tenant,
+      pool.branchId,
+      pool.vehicleCategoryId,
+    ],
+  );
+  return {
+    usableVehicleIds: vehicles.map((row) => Number(row.id)),
+    holds: rows.map((row) => ({
+      bookingId: Number(row.id),
+      vehicleId: row.vehicle_id === null ? null : Number(row.vehicle_id),
+      startMs: Number(row.held_from),
+      endMs: Number(row.held_until),
+      window: { startMs: Number(row.start_time), endMs: Number(row.end_time) },
+    })),
+  };
+}
+
+/** A station's vehicles now and its one-way flows (holding bookings only): what capacity checks need. */
+export interface LoadedStationFlows {
+  vehiclesNow: number;
+  flows: StationFlow[];
+}
+
+/**
+ * The vehicles at a station now (every category, out of order included: they take a space; gone ones
+ * not) and the one-way holding bookings arriving (+1 at their end) or leaving (−1 at their start).
+ */
+export async function loadStationFlows(
+  em: EntityManager,
+  tenant: string,
+  branchId: number,
+): Promise<LoadedStationFlows> {
+  const [count] = await em.execute<Array<{ count: string }>>(
+    `select count(*) as count from vehicle
+      where tenant_id = ? and branch_id = ? and virtual = false and service_state_v2 not in (${goneStatesSql})`,
+    [tenant, branchId],
+  );
+  const rows = await em.execute<Array<{ id: number; at: Date; delta: number }>>(
+    `select id, end_time as at, 1 as delta from booking
+      where tenant_id = ? and end_branch_id = ? and branch_id <> ? and state in (${holdingStatesSql})
+     union all
+     select id, start_time as at, -1 as delta from booking
+      where tenant_id = ? and branch_id = ? and end_branch_id <> ? and state in (${holdingStatesSql})`,
+    [tenant, branchId, branchId, tenant, branchId, branchId],
+  );
+  return {
+    vehiclesNow: Number(count?.count ?? 0),
+    flows: rows.map((row) => ({
+      bookingId: Number(row.id),
+      atMs: new Date(row.at).getTime(),
+      delta: Number(row.delta) > 0 ? 1 : -1,
+    })),
+  };
+}
+
+/** The capacity conflict of a one-way return at `endMs` (S100), if any. */
+export function capacityConflict(
+  end: BookingStation,
+  flows: LoadedStationFlows,
+  endMs: number,
+  excludeBookingId?: number,
+): BookingConflict | undefined {
+  if (end.capacity === null || end.capacity === undefined) return undefined;
+  const expected = expectedVehicles(flows.vehiclesNow, flows.flows, endMs, excludeBookingId);
+  if (expected.peakAfter + 1 <= end.capacity) return undefined;
+  return {
+    conflictType: 'STATION_CAPACITY_EXCEEDED',
+    errorCode: 'S100',
+    message: `station ${end.branch.id} expects ${expected.peakAfter} of ${end.capacity} spaces taken from the return on; no space is left`,
+  };
+}
+
+/** Opening-hours conflicts of a window (S101): pickup at the start station, return at the end station. */
+export function openingConflicts(
+  start: BookingStation,
+  end: BookingStation,
+  window: Interval,
+): BookingConflict[] {
+  const conflicts: BookingConflict[] = [];
+  if (!isOpenAt(start.openingHours, start.branch.timeZoneId, window.startMs, 'pickup'))
+    conflicts.push({
+      conflictType: 'STATION_CLOSED',
+      errorCode: 'S101',
+      message: `station ${start.branch.id} is closed at the pickup time (${start.branch.timeZoneId})`,
+    });
+  if (!isOpenAt(end.openingHours, end.branch.timeZoneId, window.endMs, 'return'))
+    conflicts.push({
+      conflictType: 'STATION_CLOSED',
+      errorCode: 'S101',
+      message: `station ${end.branch.id} is closed at the return time (${end.branch.timeZoneId})`,
+    });
+  return conflicts;
+}
+
+/**
+ * The pool conflict of a candidate, if any: its named vehicle held by another booking (B303), or no
+ * vehicle left in the pool (B302); COOLDOWN_OVERLAP (CD100) instead when the windows themselves are
+ * apart and only a cooldown collides.
+ */
+export function poolConflict(
+  pool: LoadedPool,
+  candidate: Pick<BookingCandidate, 'window' | 'held' | 'vehicleId' | 'excludeBookingId'>,
+): BookingConflict | undefined {
+  const others = pool.holds.filter((hold) => hold.bookingId !== candidate.excludeBookingId);
+  const cooldownOnly = (windowFits: boolean): BookingConflict => ({
+    conflictType: 'COOLDOWN_OVERLAP',
+    errorCode: 'CD100',
+    message: `the window ${windowFits ? 'is free, but its' : 'and its'} cooldowns overlap another booking's hold`,
+  });
   if (candidate.vehicleId !== undefined && candidate.vehicleId !== null) {
-    const vehicle = await tx.findOne(Vehicle, candidate.vehicleId);
+    const holding = others.filter(
+      (hold) => hold.vehicleId === candidate.vehicleId && overlaps(hold, candidate.held),
+    );
+    if (!holding.length) return undefined;
+    if (holding.some((hold) => overlaps(hold.window, candidate.window)))
+      return {
+        conflictType: 'VEHICLE_UNAVAILABLE',
+        errorCode: 'B303',
+        message: `vehicle ${candidate.vehicleId} is held by another booking in this window`,
+      };
+    return cooldownOnly(true);
+  }
+  if (poolRemaining(pool.usableVehicleIds, others, candidate.held).remaining >= 1) return undefined;
+  const rawHolds = others.map((hold) => ({ ...hold, ...hold.window }));
+  if (poolRemaining(pool.usableVehicleIds, rawHolds, candidate.window).remaining >= 1)
+    return cooldownOnly(true);
+  return {
+    conflictType: 'CATEGORY_UNAVAILABLE',
+    errorCode: 'B302',
+    message: 'no vehicle of this category is free at the station for this window',
+  };
+}
+
+/** Whether a booking moves a vehicle from one station to another (the return station's capacity applies). */
+const isOneWay = (candidate: Pick<BookingCandidate, 'branchId' | 'endBranchId'>) =>
+  candidate.branchId !== candidate.endBranchId;
+
+/**
+ * Every conflict of a candidate window (validate answers them all; admission refuses with the first):
+ * opening hours at pickup and return (S101), the vehicle or the pool (B303/B302/CD100) and the return
+ * station's capacity (S100). Refusals that are no conflict (an unknown station B315, a vehicle that
+ * does not suit B309, an unknown vehicle V404) are thrown.
+ */
+export async function bookingConflicts(
+  em: EntityManager,
+  candidate: BookingCandidate,
+): Promise<BookingConflict[]> {
+  const start = await bookingStationOf(em, candidate.branchId, candidate.vehicleCategoryId);
+  const end = isOneWay(candidate) ? await bookingStationOf(em, candidate.endBranchId) : start;
+  if (candidate.vehicleId !== undefined && candidate.vehicleId !== null) {
+    const vehicle = await em.findOne(Vehicle, candidate.vehicleId);
     if (!vehicle) throw new DomainError('V404', `vehicle ${candidate.vehicleId} not found`);
     assertVehicleSuits(vehicle, candidate);
-    const free = await freeVehicleIds(tx, candidate);
-    if (!free.includes(vehicle.id))
-      throw new DomainError('B303', `vehicle ${vehicle.id} is held by another booking in this window`);
-    return;
   }
-  const { remaining } = await poolCapacity(tx, candidate);
-  if (remaining < 1)
-    throw new DomainError('B302', 'no vehicle of this category is free at the station for this window');
+  const conflicts = openingConflicts(start, end, candidate.window);
+  const pool = await loadPool(em, candidate.tenant, candidate, candidate.held);
+  const inPool = poolConflict(pool, candidate);
+  if (inPool) conflicts.push(inPool);
+  if (isOneWay(candidate) && end.capacity !== null && end.capacity !== undefined) {
+    const flows = await loadStationFlows(em, candidate.tenant, end.branch.id);
+    const capacity = capacityConflict(end, flows, candidate.window.endMs, candidate.excludeBookingId);
+    if (capacity) conflicts.push(capacity);
+  }
+  return conflicts;
+}
+
+/** Advisory-lock keys of an admission decision, in the one order every decision takes them (no deadlocks). */
+export function admissionLockKeys(candidate: BookingCandidate): string[] {
+  const keys = [`booking:${candidate.tenant}:${candidate.branchId}:${candidate.vehicleCategoryId}`];
+  if (isOneWay(candidate)) keys.push(`booking-station:${candidate.tenant}:${candidate.endBranchId}`);
+  return keys.sort();
+}
+
+/**
+ * Checks, under the station-category lock (and the return station's lock for a one-way booking, keys
+ * taken in sorted order), that the candidate can be held: the stations are open at pickup and return
+ * (S101), a named vehicle suits the booking and is free for the held interval (B303, or CD100 when only
+ * cooldowns collide), otherwise the pool keeps a free vehicle once the other unassigned bookings are
+ * served (B302 / CD100), and the return station has a space when the vehicle arrives (S100). Call it
+ * inside the transaction that writes the booking.
+ */
+export async function checkBookingAdmission(tx: EntityManager, candidate: BookingCandidate): Promise<void> {
+  for (const key of admissionLockKeys(candidate))
+    await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [key]);
+  const [first] = await bookingConflicts(tx, candidate);
+  if (first) throw new DomainError(first.errorCode, first.message, { conflictType: first.conflictType });
 }
 
 /** The held interval of a window at two stations for a category. */

@@ -752,6 +752,10 @@ export async function finishAfterRental(
   const started = rental.startedAt != null;
   booking.state = bookingStateAfterRental(started);
   if (started) booking.returnedAt = rental.endedAt ?? new Date(acting.at);
+  // A one-way trip leaves the vehicle at the return station: it joins that station's pool and capacity
+  // (the expected-vehicles rule of docs/bookings.md counts it there from the booking's end on).
+  if (started && booking.endBranch.id !== booking.branch.id && booking.vehicle)
+    await em.nativeUpdate(Vehicle, { id: booking.vehicle.id }, { branch: booking.endBranch.id });
   recordEvent(em, {
     type: started ? 'BOOKING_SUCCESSFUL' : 'BOOKING_ABORTED',
     ...about(booking, acting),

@@ -294,3 +294,266 @@ export function freeCapacity(
   }
   return Math.max(0, freeVehicles - peak);
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Station clocks: opening hours in the station's time zone (Intl only: no tz library, no Node built-ins)
+
+/** Opening hours of a station: per ISO weekday (1 = Monday … 7 = Sunday), local "HH:mm" ranges ("24:00" ends a day). */
+export type WeeklyOpeningHours = Partial<
+  Record<'1' | '2' | '3' | '4' | '5' | '6' | '7', ReadonlyArray<{ from: string; to: string }>>
+>;
+
+const isoWeekdays = ['1', '2', '3', '4', '5', '6', '7'] as const;
+const weekdayNumbers: Record<string, number> = { Mon: 1, Tue: 2, Wed: 3, Thu: 4, Fri: 5, Sat: 6, Sun: 7 };
+const zoneFormatters = new Map<string, Intl.DateTimeFormat>();
+
+function zoneFormatter(timeZone: string): Intl.DateTimeFormat {
+  let formatter = zoneFormatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      weekday: 'short',
+    });
+    zoneFormatters.set(timeZone, formatter);
+  }
+  return formatter;
+}
+
+/** Whether Intl knows the IANA time zone. */
+export function isKnownTimeZone(timeZone: string): boolean {
+  try {
+    zoneFormatter(timeZone);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The wall clock of an instant in a time zone (an unknown zone reads as UTC). */
+export interface LocalClock {
+  /** `YYYY-MM-DD`. */
+  date: string;
+  /** ISO weekday, 1 = Monday. */
+  weekday: number;
+  /** Minutes since local midnight. */
+  minutes: number;
+}
+
+/** The local date, weekday and minute of day of an instant in a time zone. */
+export function localClock(ms: number, timeZone: string): LocalClock {
+  const formatter = isKnownTimeZone(timeZone) ? zoneFormatter(timeZone) : zoneFormatter('UTC');
+  const parts = Object.fromEntries(formatter.formatToParts(new Date(ms)).map((p) => [p.type, p.value]));
+  return {
+    date: `${parts.year}-${parts.month}-${parts.day}`,
+    weekday: weekdayNumbers[parts.weekday!] ?? 1,
+    minutes: Number(parts.hour) * 60 + Number(parts.minute),
+  };
+}
+
+/** Offset of the zone from UTC at an instant, in milliseconds (local = UTC + offset). */
+function zoneOffsetMs(ms: number, timeZone: string): number {
+  const formatter = isKnownTimeZone(timeZone) ? zoneFormatter(timeZone) : zoneFormatter('UTC');
+  const parts = Object.fromEntries(formatter.formatToParts(new Date(ms)).map((p) => [p.type, p.value]));
+  const asUtc = Date.UTC(
+    Number(parts.year),
+    Number(parts.month) - 1,
+    Number(parts.day),
+    Number(parts.hour),
+    Number(parts.minute),
+    Number(parts.second),
+  );
+  return asUtc - Math.floor(ms / 1000) * 1000;
+}
+
+/**
+ * The instant of a local wall-clock time (`date` YYYY-MM-DD plus minutes since midnight, up to 1440) in a
+ * zone. A time skipped by a DST change resolves to the instant after the gap's offset; a repeated one to
+ * its first occurrence.
+ */
+export function zonedInstant(date: string, minutes: number, timeZone: string): number {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  const wall = Date.UTC(year, month - 1, day) + minutes * MINUTE_MS;
+  const first = wall - zoneOffsetMs(wall, timeZone);
+  const second = wall - zoneOffsetMs(first, timeZone);
+  return Math.min(first, second);
+}
+
+/** The local date after `date` (YYYY-MM-DD). */
+export function nextDate(date: string): string {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(year, month - 1, day + 1)).toISOString().slice(0, 10);
+}
+
+const clockMinutes = (text: string) => {
+  const [hours, minutes] = text.split(':').map(Number) as [number, number];
+  return hours * 60 + minutes;
+};
+
+/** Problems of an opening-hours table (empty when valid): "HH:mm" ranges, from before to, no overlaps. */
+export function openingHoursProblems(hours: WeeklyOpeningHours): string[] {
+  const problems: string[] = [];
+  for (const [day, ranges] of Object.entries(hours)) {
+    if (!(isoWeekdays as readonly string[]).includes(day)) {
+      problems.push(`weekday ${day} is not 1 (Monday) to 7 (Sunday)`);
+      continue;
+    }
+    const sorted = [...(ranges ?? [])].sort((a, b) => clockMinutes(a.from) - clockMinutes(b.from));
+    sorted.forEach((range, index) => {
+      if (
+        !/^([01][0-9]|2[0-3]):[0-5][0-9]$/.test(range.from) ||
+        !/^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$/.test(range.to)
+      )
+        problems.push(`weekday ${day}: ${range.from}-${range.to} is not HH:mm-HH:mm`);
+      else if (clockMinutes(range.from) >= clockMinutes(range.to))
+        problems.push(`weekday ${day}: ${range.from} is not before ${range.to}`);
+      const previous = sorted[index - 1];
+      if (previous && clockMinutes(range.from) < clockMinutes(previous.to))
+        problems.push(`weekday ${day}: ${previous.from}-${previous.to} overlaps ${range.from}-${range.to}`);
+    });
+  }
+  return problems;
+}
+
+/**
+ * Whether a station is open at an instant (null hours: always open). A pickup needs `from <= t < to`, a
+ * return `from < t <= to`: a vehicle can be returned at closing time, not picked up then.
+ */
+export function isOpenAt(
+  hours: WeeklyOpeningHours | null | undefined,
+  timeZone: string,
+  ms: number,
+  moment: 'pickup' | 'return',
+): boolean {
+  if (!hours) return true;
+  const clock = localClock(ms, timeZone);
+  const rangesOf = (weekday: number) => hours[String(weekday) as keyof WeeklyOpeningHours] ?? [];
+  const inside = rangesOf(clock.weekday).some((range) =>
+    moment === 'pickup'
+      ? clockMinutes(range.from) <= clock.minutes && clock.minutes < clockMinutes(range.to)
+      : clockMinutes(range.from) < clock.minutes && clock.minutes <= clockMinutes(range.to),
+  );
+  if (inside || moment === 'pickup' || clock.minutes !== 0) return inside;
+  // A return at local midnight closes the previous day's range that runs to 24:00.
+  return rangesOf(((clock.weekday + 5) % 7) + 1).some((range) => range.to === '24:00');
+}
+
+/** The local day's open span (earliest opening to latest closing, minutes), or undefined when closed all day. */
+export function openSpanOfDay(
+  hours: WeeklyOpeningHours | null | undefined,
+  weekday: number,
+): { fromMinutes: number; toMinutes: number } | undefined {
+  if (!hours) return { fromMinutes: 0, toMinutes: 24 * 60 };
+  const ranges = hours[String(weekday) as keyof WeeklyOpeningHours] ?? [];
+  if (!ranges.length) return undefined;
+  return {
+    fromMinutes: Math.min(...ranges.map((range) => clockMinutes(range.from))),
+    toMinutes: Math.max(...ranges.map((range) => clockMinutes(range.to))),
+  };
+}
+
+/** The ISO weekday of a local date (YYYY-MM-DD). */
+export function weekdayOfDate(date: string): number {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  return ((new Date(Date.UTC(year, month - 1, day)).getUTCDay() + 6) % 7) + 1;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Pools and station flows, evaluated in memory (admission, availability days, slots and forecasts share them)
+
+/** One holding booking of a pool: its held interval and its vehicle when delivered. */
+export interface PoolHold extends Interval {
+  bookingId: number;
+  vehicleId: number | null;
+}
+
+/**
+ * How many more bookings without a named vehicle a pool takes for `held`: its usable vehicles that no
+ * named hold touches during `held`, minus the most vehicle-less holds overlapping at one moment of it.
+ * The same rule as `poolCapacity` in db/booking-availability.ts, over rows loaded once.
+ */
+export function poolRemaining(
+  usableVehicleIds: readonly number[],
+  holds: readonly PoolHold[],
+  held: Interval,
+  excludeBookingId?: number,
+): { freeVehicleIds: number[]; remaining: number } {
+  const taken = new Set<number>();
+  const unassigned: Interval[] = [];
+  for (const hold of holds) {
+    if (hold.bookingId === excludeBookingId || !overlaps(hold, held)) continue;
+    if (hold.vehicleId === null) unassigned.push(hold);
+    else taken.add(hold.vehicleId);
+  }
+  const free = usableVehicleIds.filter((id) => !taken.has(id));
+  return { freeVehicleIds: free, remaining: freeCapacity(free.length, held, unassigned) };
+}
+
+/**
+ * Most vehicles of a pool free at one moment of `span` (usable vehicles minus the least occupancy of the
+ * span, counting named and vehicle-less holds alike): "can this category be booked at some time that day".
+ */
+export function mostFreeDuring(
+  usableVehicleIds: readonly number[],
+  holds: readonly PoolHold[],
+  span: Interval,
+): number {
+  const usable = new Set(usableVehicleIds);
+  const points: Array<[number, number]> = [];
+  let atStart = 0;
+  for (const hold of holds) {
+    if (!overlaps(hold, span) || (hold.vehicleId !== null && !usable.has(hold.vehicleId))) continue;
+    if (hold.startMs <= span.startMs) atStart += 1;
+    else points.push([hold.startMs, 1]);
+    if (hold.endMs < span.endMs) points.push([hold.endMs, -1]);
+  }
+  points.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let current = atStart;
+  let least = atStart;
+  for (const [, delta] of points) {
+    current += delta;
+    least = Math.min(least, current);
+  }
+  return Math.max(0, usable.size - least);
+}
+
+/** A one-way booking moving a vehicle in or out of a station: +1 at its return there, −1 at its pickup there. */
+export interface StationFlow {
+  bookingId: number;
+  atMs: number;
+  delta: 1 | -1;
+}
+
+/**
+ * Vehicles expected at a station from `fromMs` on: the vehicles there now, plus one-way bookings returning
+ * there, minus one-way bookings leaving from there (round trips come back to their space and move
+ * nothing). Answers the count at `fromMs` and the peak at or after it: a vehicle returned at `fromMs` needs
+ * a space from then on, also when later arrivals fill the station.
+ */
+export function expectedVehicles(
+  vehiclesNow: number,
+  flows: readonly StationFlow[],
+  fromMs: number,
+  excludeBookingId?: number,
+): { atMs: number; peakAfter: number } {
+  const relevant = flows
+    .filter((flow) => flow.bookingId !== excludeBookingId)
+    .sort((a, b) => a.atMs - b.atMs || a.delta - b.delta);
+  let current = vehiclesNow;
+  let index = 0;
+  for (; index < relevant.length && relevant[index]!.atMs <= fromMs; index += 1)
+    current += relevant[index]!.delta;
+  const atMs = current;
+  let peak = current;
+  for (; index < relevant.length; index += 1) {
+    current += relevant[index]!.delta;
+    peak = Math.max(peak, current);
+  }
+  return { atMs, peakAfter: peak };
+}

@@ -400,9 +400,12 @@ export const errorCatalogue = {
   'B314': { code: 'B314', meaning: 'the booking cannot be extended to that time', retryable: false, httpStatus: 409, source: 'project' },
   'B315': { code: 'B315', meaning: 'the branch is not a booking station, or does not offer this category', retryable: false, httpStatus: 422, source: 'project' },
   'B316': { code: 'B316', meaning: 'ignoreTimeConstraints needs the BOOKING_IGNORE_TIME_CONSTRAINTS permission', retryable: false, httpStatus: 403, source: 'project' },
+  'B317': { code: 'B317', meaning: 'the period asked is empty, too long or not a calendar date', retryable: false, httpStatus: 422, source: 'project' },
   'S100': { code: 'S100', meaning: 'station capacity exceeded (conflictType STATION_CAPACITY_EXCEEDED)', retryable: false, httpStatus: 409, source: 'project' },
   'S101': { code: 'S101', meaning: 'the station is closed at that time', retryable: false, httpStatus: 422, source: 'project' },
   'S404': { code: 'S404', meaning: 'booking station not found', retryable: false, httpStatus: 404, source: 'project' },
+  'S102': { code: 'S102', meaning: 'invalid booking station configuration (opening hours)', retryable: false, httpStatus: 422, source: 'project' },
+  'S103': { code: 'S103', meaning: 'the booking station still has open bookings', retryable: false, httpStatus: 409, source: 'project' },
   'CD100': { code: 'CD100', meaning: 'the window overlaps the cooldown of another booking of the vehicle', retryable: false, httpStatus: 409, source: 'project' },
   // Project-defined: rental requirements and rental authority (RQ* is not a spec prefix)
   'RQ100': { code: 'RQ100', meaning: 'the rental requirements configured for this branch are invalid; fix the rental.requirements setting', retryable: false, httpStatus: 409, source: 'project' },

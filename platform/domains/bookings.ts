@@ -3,6 +3,9 @@ import { createBookingActivities } from '../../activities/booking.js';
 import { bookingRoutes } from '../../api/routes/back/bookings.js';
 import { appBookingRoutes } from '../../api/routes/front/bookings.js';
 import { defineDomain } from './domain.js';
+import { bookingAvailabilityRoutes } from '../../api/routes/back/booking-availability.js';
+import { bookingStationRoutes } from '../../api/routes/back/booking-stations.js';
+import { appBookingAvailabilityRoutes } from '../../api/routes/front/booking-availability.js';
 
 /** Bookings of a vehicle category at a booking station for a window: one workflow per booking owns its timeline. */
 export const bookingDomain = defineDomain({
@@ -22,7 +25,13 @@ export const bookingDomain = defineDomain({
       'BOOKING_STATION_MANAGE',
     ],
   },
-  routes: [...bookingRoutes, ...appBookingRoutes],
+  routes: [
+    ...bookingRoutes,
+    ...appBookingRoutes,
+    ...bookingAvailabilityRoutes,
+    ...bookingStationRoutes,
+    ...appBookingAvailabilityRoutes,
+  ],
   activities: createBookingActivities,
   workflows: new URL('../../workflows/booking.ts', import.meta.url),
   processes: [{ workflowIdPrefix: 'booking', notRunning: 'B304', noun: 'booking' }],
