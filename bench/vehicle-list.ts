@@ -4,70 +4,11 @@
 // Usage: npm run bench:vehicle-list [-- seconds connections vehicles]   (defaults: 10 s, 50, 500)
 //
 // The load generator runs in a worker thread so it does not share the server's event loop.
-import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import http from 'node:http';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-
-interface LoadInput {
-  url: string;
-  headers: Record<string, string>;
-  seconds: number;
-  connections: number;
-}
-
-interface LoadResult {
-  requests: number;
-  errors: number;
-  seconds: number;
-  p50: number;
-  p99: number;
-  /** CPU time of the server's thread per request (µs): robust to other processes competing for cores. */
-  serverCpuUs?: number;
-}
-
-/** Keeps `connections` keep-alive requests in flight for the duration; latency percentiles in ms. */
-async function load(input: LoadInput): Promise<LoadResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: input.connections });
-  const latencies: number[] = [];
-  let errors = 0;
-  const started = performance.now();
-  const deadline = started + input.seconds * 1000;
-  const one = () =>
-    new Promise<void>((resolve) => {
-      const begin = performance.now();
-      const request = http.get(input.url, { agent, headers: input.headers }, (response) => {
-        response.resume();
-        response.on('end', () => {
-          if (response.statusCode !== 200) errors += 1;
-          latencies.push(performance.now() - begin);
-          resolve();
-        });
-      });
-      request.on('error', () => {
-        errors += 1;
-        resolve();
-      });
-    });
-  await Promise.all(
-    Array.from({ length: input.connections }, async () => {
-      while (performance.now() < deadline) await one();
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))] ?? 0;
-  return { requests: latencies.length, errors, seconds, p50: at(0.5), p99: at(0.99) };
-}
-
-if (!isMainThread) {
-  parentPort!.postMessage(await load(workerData as LoadInput));
-} else {
-  await main();
-}
+import { loadInWorker as loadOnItsOwnThread, type LoadInput, type LoadResult } from './http-load.js';
 
 /** The server thread's CPU time so far (µs); the load generator runs on its own thread. */
 function threadCpu(): number {
@@ -75,13 +16,10 @@ function threadCpu(): number {
   return usage.user + usage.system;
 }
 
-async function loadInWorker(input: LoadInput): Promise<LoadResult> {
-  const worker = new Worker(new URL(import.meta.url), { workerData: input, execArgv: ['--import', 'tsx'] });
+/** The load on its own thread, with the CPU time of the server's thread per request (µs): robust to other processes competing for cores. */
+async function loadInWorker(input: LoadInput): Promise<LoadResult & { serverCpuUs: number }> {
   const cpuBefore = threadCpu();
-  const result = await new Promise<LoadResult>((resolve, reject) => {
-    worker.once('message', (answer: LoadResult) => void worker.terminate().then(() => resolve(answer)));
-    worker.once('error', reject);
-  });
+  const result = await loadOnItsOwnThread(input);
   return { ...result, serverCpuUs: (threadCpu() - cpuBefore) / Math.max(1, result.requests) };
 }
 
@@ -148,7 +86,7 @@ async function main(): Promise<void> {
       seconds,
       connections,
     });
-    const line = (name: string, r: LoadResult) =>
+    const line = (name: string, r: LoadResult & { serverCpuUs: number }) =>
       `  ${name.padEnd(38)} ${Math.round(r.requests / r.seconds)
         .toLocaleString('en-US')
         .padStart(
@@ -168,3 +106,5 @@ async function main(): Promise<void> {
     await fs.rm(dataDir, { recursive: true, force: true });
   }
 }
+
+await main();

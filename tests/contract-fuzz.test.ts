@@ -29,7 +29,7 @@ const RUN_LIMIT_MS = Number(process.env.FLEETFLOW_FUZZ_RUN_LIMIT_MS ?? 660_000);
 /** Extra customers, so reservations are not all refused with R102 once the four seeded ones hold one. */
 const EXTRA_CUSTOMERS = 20;
 /**
- * Fuzzing-phase test cases per document, shared among its operations (at most 150 and at least 10 per
+ * Fuzzing-phase test cases per document, shared among its operations (at most 150 and at least 7 per
  * operation, the `max-examples` of the settings): the suite's time stays bounded as the API grows. Raise it
  * with FLEETFLOW_FUZZ_CASES for a deeper run.
  */
@@ -226,7 +226,7 @@ function examplesPerOperation(document: Json): number {
     (count, item) => count + Object.keys(item).filter((key) => httpMethods.includes(key)).length,
     0,
   );
-  return Math.min(150, Math.max(10, Math.floor(FUZZ_CASES_PER_DOCUMENT / Math.max(1, operations))));
+  return Math.min(150, Math.max(7, Math.floor(FUZZ_CASES_PER_DOCUMENT / Math.max(1, operations))));
 }
 
 /** Distinct faults (same request path and error), with how often each occurred. */

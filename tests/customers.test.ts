@@ -849,11 +849,11 @@ describe('business accounts', () => {
     });
     expectError(added, 409, 'UG133');
     // The join code: the owner sets a new one; another account's code is taken; outsiders learn nothing.
-    const recoded = await call('PATCH', front(`/groups-management/${own.body.id}/OWNER-CO_2027`), {
+    const recoded = await call('PATCH', front(`/groups-management/${own.body.id}/OWNER-CO-2027`), {
       token: owner.access_token,
     });
     expect(recoded.status).toBe(200);
-    expect(recoded.body.code).toBe('OWNER-CO_2027');
+    expect(recoded.body.code).toBe('OWNER-CO-2027');
     expectError(
       await call('PATCH', front(`/groups-management/${own.body.id}/${demoGroupCode}`), {
         token: owner.access_token,

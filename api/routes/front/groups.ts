@@ -523,11 +523,14 @@ export const changeManagedGroupMemberCode = defineRoute({
   interface: 'front',
   summary: 'Set the code members join my business account with',
   description:
-    'The spec does not say what this changes; here the path value becomes the join code (4–64 letters, digits, _ or -). The old code stops working at once.',
+    'The spec does not say what this changes; here the path value becomes the join code (4–32 upper-case letters, digits or hyphens, as on create). The old code stops working at once.',
   tags: ['Groups'],
   params: Type.Object({
     userGroupId: Id(),
-    memberCode: Str(64, { minLength: 4, pattern: '^[A-Za-z0-9_-]+$' }),
+    memberCode: Str(32, {
+      pattern: '^[A-Z0-9][A-Z0-9-]{3,31}$',
+      description: 'The new join code: 4–32 upper-case letters, digits or hyphens, as on create.',
+    }),
   }),
   access: { customer: 'only accounts the caller manages.' },
   responses: { 200: { description: 'The account with its new join code', schema: GroupSchema } },
