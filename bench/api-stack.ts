@@ -1,6 +1,8 @@
 // The HTTP API of the benchmarks that drive fleetflow through it: the app on a free port over a running test
 // backend, with the demo operator client signed in.
 import type { AddressInfo } from 'node:net';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
 import { createApp } from '../api/app.js';
 import { demoOperatorClient } from '../db/seed.js';
 import type { TestBackend } from '../tests/support/stack.js';
@@ -13,20 +15,25 @@ export interface BenchApi {
   close(): Promise<void>;
 }
 
-/** Serves the API over `backend` on a free port and signs the demo operator client in. */
-export async function startBenchApi(backend: TestBackend): Promise<BenchApi> {
+/** The API on a free port: its origin, a bearer token of the demo operator client of `tenant`, and close. */
+export async function serveApi(options: {
+  orm: MikroORM;
+  temporal: Client;
+  taskQueue: string;
+  tenant: string;
+}): Promise<{ origin: string; token: string; close(): Promise<void> }> {
   const app = createApp({
-    orm: backend.orm,
-    temporal: backend.client,
-    taskQueue: backend.taskQueue,
+    orm: options.orm,
+    temporal: options.temporal,
+    taskQueue: options.taskQueue,
     jwtSecret: 'bench',
     tokenTtlSeconds: 3600,
     readinessChecks: {},
   });
   const server = app.listen(0);
   await new Promise((resolve) => server.once('listening', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/${backend.seed.tenant}`;
-  const tokenReply = await fetch(`${base}/auth/token`, {
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const tokenReply = await fetch(`${origin}/v1/${options.tenant}/auth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
@@ -36,5 +43,16 @@ export async function startBenchApi(backend: TestBackend): Promise<BenchApi> {
     }),
   });
   const { access_token: token } = (await tokenReply.json()) as { access_token: string };
-  return { base, token, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return { origin, token, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** Serves the API over `backend` on a free port and signs the demo operator client in. */
+export async function startBenchApi(backend: TestBackend): Promise<BenchApi> {
+  const { origin, token, close } = await serveApi({
+    orm: backend.orm,
+    temporal: backend.client,
+    taskQueue: backend.taskQueue,
+    tenant: backend.seed.tenant,
+  });
+  return { base: `${origin}/v1/${backend.seed.tenant}`, token, close };
 }

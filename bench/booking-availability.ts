@@ -9,7 +9,6 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { loadInWorker, type LoadResult } from './http-load.js';
 
 await main();
@@ -21,8 +20,8 @@ async function main(): Promise<void> {
   const { Client, Connection } = await import('@temporalio/client');
   const { startEmbeddedPostgres } = await import('../platform/embedded-postgres.js');
   const { connectOrm, migrateDatabase } = await import('../db/orm.js');
-  const { seedTenant, demoOperatorClient } = await import('../db/seed.js');
-  const { createApp } = await import('../api/app.js');
+  const { seedTenant } = await import('../db/seed.js');
+  const { serveApi } = await import('./api-stack.js');
   const { checkBookingAdmission, heldWindow } = await import('../db/booking-availability.js');
   const { isDomainError } = await import('../domain/errors.js');
 
@@ -86,27 +85,11 @@ async function main(): Promise<void> {
       [new Date(windowStart + 30 * dayMs), new Date(windowStart)],
     );
 
-    const app = createApp({
-      orm,
-      temporal,
-      taskQueue: 'bench',
-      jwtSecret: 'bench',
-      tokenTtlSeconds: 3600,
-      readinessChecks: {},
-    });
-    const server = app.listen(0);
-    await new Promise((resolve) => server.once('listening', resolve));
-    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const tokenReply = await fetch(`${origin}/v1/bench/auth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        grant_type: 'client_credentials',
-        client_id: demoOperatorClient.clientId,
-        client_secret: demoOperatorClient.clientSecret,
-      }),
-    });
-    const { access_token: token } = (await tokenReply.json()) as { access_token: string };
+    const {
+      origin,
+      token,
+      close: closeApi,
+    } = await serveApi({ orm, temporal, taskQueue: 'bench', tenant: 'bench' });
     const auth = { authorization: `Bearer ${token}` };
     const searchStart = new Date(windowStart + 13 * dayMs + 8 * 3_600_000).toISOString();
     const searchEnd = new Date(windowStart + 14 * dayMs + 14 * 3_600_000).toISOString();
@@ -163,7 +146,7 @@ async function main(): Promise<void> {
       connections: 1,
     });
     const daysAlone = await loadInWorker({ url: daysUrl, headers: auth, seconds, connections: 1 });
-    server.close();
+    await closeApi();
 
     // The admission check as creation runs it: lock, conflicts, in a transaction (rolled back here).
     const rollback = new Error('rollback');

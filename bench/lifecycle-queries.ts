@@ -19,7 +19,6 @@ const { base, token, close: closeApi } = await startBenchApi(backend);
 const em = tenantEm(backend.orm, backend.seed.tenant);
 const [vehicle] = await em.find(Vehicle, {}, { orderBy: { id: 'asc' }, limit: 1 });
 const customer = em.create(Customer, {
-  tenant: backend.seed.tenant as never,
   email: 'queries@example.com',
   firstName: 'Query',
   lastName: 'Count',

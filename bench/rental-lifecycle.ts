@@ -57,7 +57,6 @@ const em = tenantEm(backend.orm, backend.seed.tenant);
 const laneCustomers: number[] = [];
 for (let lane = 0; lane < lanes; lane += 1) {
   const customer = em.create(Customer, {
-    tenant: backend.seed.tenant as never,
     email: `bench-${lane}@example.com`,
     firstName: 'Bench',
     lastName: `Lane ${lane}`,

@@ -7,7 +7,6 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { loadInWorker as loadOnItsOwnThread, type LoadInput, type LoadResult } from './http-load.js';
 
 /** The server thread's CPU time so far (µs); the load generator runs on its own thread. */
@@ -31,8 +30,8 @@ async function main(): Promise<void> {
   const { Client, Connection } = await import('@temporalio/client');
   const { startEmbeddedPostgres } = await import('../platform/embedded-postgres.js');
   const { connectOrm, migrateDatabase } = await import('../db/orm.js');
-  const { seedTenant, demoOperatorClient } = await import('../db/seed.js');
-  const { createApp } = await import('../api/app.js');
+  const { seedTenant } = await import('../db/seed.js');
+  const { serveApi } = await import('./api-stack.js');
 
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'fleetflow-bench-pg-'));
   await fs.chmod(dataDir, 0o755);
@@ -53,27 +52,11 @@ async function main(): Promise<void> {
        from generate_series(1, ?) g`,
       [seed.branchId, Math.max(0, vehicleCount - 24)],
     );
-    const app = createApp({
-      orm,
-      temporal,
-      taskQueue: 'bench',
-      jwtSecret: 'bench',
-      tokenTtlSeconds: 3600,
-      readinessChecks: {},
-    });
-    const server = app.listen(0);
-    await new Promise((resolve) => server.once('listening', resolve));
-    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const tokenReply = await fetch(`${origin}/v1/bench/auth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        grant_type: 'client_credentials',
-        client_id: demoOperatorClient.clientId,
-        client_secret: demoOperatorClient.clientSecret,
-      }),
-    });
-    const { access_token: token } = (await tokenReply.json()) as { access_token: string };
+    const {
+      origin,
+      token,
+      close: closeApi,
+    } = await serveApi({ orm, temporal, taskQueue: 'bench', tenant: 'bench' });
     const listUrl = `${origin}/v1/bench/back/vehicles?branchId=${seed.branchId}&size=50&page=3`;
     const check = await fetch(listUrl, { headers: { authorization: `Bearer ${token}` } });
     if (check.status !== 200 || ((await check.json()) as unknown[]).length !== 50)
@@ -99,7 +82,7 @@ async function main(): Promise<void> {
     console.log(`${connections} connections, ${seconds} s each, ${vehicleCount} vehicles in the branch`);
     console.log(line('GET /health/live (baseline)', health));
     console.log(line('GET /vehicles?branchId=…&size=50', list));
-    server.close();
+    await closeApi();
   } finally {
     await orm.close();
     await postgres.stop();

@@ -29,6 +29,11 @@ export const terminalBookingStates: readonly BookingState[] = [
   'DECLINED',
 ];
 
+/** Whether a state (of the booking, or of its workflow before the row exists) is one a booking never leaves. */
+export function isTerminalBookingState(state: string): boolean {
+  return (terminalBookingStates as readonly string[]).includes(state);
+}
+
 export const bookingTypes = ['STATION', 'FLOATING'] as const;
 export type BookingType = (typeof bookingTypes)[number];
 

@@ -13,7 +13,7 @@ import {
 } from '@temporalio/workflow';
 import type { BookingActivities } from '../activities/booking.js';
 import type { BookingTimeline } from '../db/booking-lifecycle.js';
-import { bookingOperationRefusal, terminalBookingStates, type BookingOperation } from '../domain/booking.js';
+import { bookingOperationRefusal, isTerminalBookingState, type BookingOperation } from '../domain/booking.js';
 import { baseCode, catalogueEntry } from '../domain/errors.js';
 import {
   awaitBookingUpdate,
@@ -104,8 +104,7 @@ export async function bookingWorkflow(input: BookingWorkflowInput): Promise<Book
     }
   }
 
-  const ended = () =>
-    terminalBookingStates.includes(snapshot.state as never) || snapshot.state === 'REJECTED';
+  const ended = () => isTerminalBookingState(snapshot.state) || snapshot.state === 'REJECTED';
 
   function assertAllowed(operation: BookingOperation | 'EXTEND'): void {
     if (snapshot.operationInProgress)
