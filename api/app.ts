@@ -11,6 +11,7 @@ import { assignTraceId, errorHandler, unknownRoute } from './errors.js';
 import { TokenService } from './auth.js';
 import { healthRouter, type ReadinessCheck } from './routes/health.js';
 import { authenticationMiddleware, mountRoutes, RouteTable } from './kernel/mount.js';
+import { speedUpOpenApiValidator } from './kernel/validator-speedups.js';
 import { Registry } from 'prom-client';
 import { createLogger, type Logger } from '../platform/logger.js';
 import { createHttpObservability } from '../platform/http-observability.js';
@@ -40,41 +41,8 @@ const require = createRequire(import.meta.url);
 
 type OpenApiDocument = Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'];
 
-type PathToRegexp = (path: unknown, options?: Record<string, unknown>) => unknown;
-
-/**
- * express-openapi-validator matches each request by compiling every path of the document with path-to-regexp
- * until one matches: hundreds of compilations per request, the largest cost of a light request. Compiling is
- * a pure function of the path text and its options, so the compiled form is remembered (the set of paths is
- * fixed: those of the documents). Only string paths with the two flags the validator passes are remembered.
- */
-function rememberCompiledPaths(): void {
-  const validatorRequire = createRequire(require.resolve('express-openapi-validator'));
-  const pathToRegexpModule = validatorRequire('path-to-regexp') as { pathToRegexp: PathToRegexp };
-  const compile = pathToRegexpModule.pathToRegexp;
-  if ((compile as { remembering?: true }).remembering) return;
-  // One map per flag combination, keyed by the path string itself: the validator passes the same path
-  // strings on every request, so lookups reuse their hashes instead of hashing a new concatenated key for
-  // each of the document's paths on each request.
-  const compiled = [0, 1, 2, 3].map(() => new Map<string, unknown>());
-  const remembering: PathToRegexp = (path, options = {}) => {
-    // The validator passes exactly { sensitive, strict }; anything else is compiled as asked.
-    let onlyFlags = typeof path === 'string';
-    for (const name in options) if (name !== 'sensitive' && name !== 'strict') onlyFlags = false;
-    if (!onlyFlags) return compile(path, options);
-    const byPath = compiled[(options.sensitive ? 1 : 0) + (options.strict ? 2 : 0)]!;
-    let result = byPath.get(path as string);
-    if (result === undefined) {
-      result = compile(path, options);
-      if (byPath.size < 10_000) byPath.set(path as string, result);
-    }
-    return result;
-  };
-  pathToRegexpModule.pathToRegexp = Object.assign(remembering, { remembering: true as const });
-}
-
 function validator(document: object, handles: RegExp, validateResponses: boolean) {
-  rememberCompiledPaths();
+  speedUpOpenApiValidator();
   return OpenApiValidator.middleware({
     apiSpec: structuredClone(document) as OpenApiDocument,
     // Path and query parameters are always coerced from text; JSON bodies are taken as sent.
@@ -115,6 +83,9 @@ export function createApp(deps: ApiDeps): express.Express {
   app.set('strict routing', true);
   app.set('query parser', 'simple');
   app.disable('x-powered-by');
+  // No entity tags: express hashed every answer body for them (a 40 KB vehicle page on each request), and
+  // neither document declares conditional requests.
+  app.set('etag', false);
   const tokens = new TokenService(deps.jwtSecret, deps.tokenTtlSeconds);
   const routes = allRoutes();
   const back = backDocument();

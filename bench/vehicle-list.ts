@@ -5,9 +5,12 @@
 //
 // The load generator runs in a worker thread so it does not share the server's event loop.
 import fs from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { loadInWorker as loadOnItsOwnThread, type LoadInput, type LoadResult } from './http-load.js';
+import { cpuSnapshot, cpuSpent } from './process-cpu.js';
 
 /** The server thread's CPU time so far (µs); the load generator runs on its own thread. */
 function threadCpu(): number {
@@ -15,11 +18,29 @@ function threadCpu(): number {
   return usage.user + usage.system;
 }
 
-/** The load on its own thread, with the CPU time of the server's thread per request (µs): robust to other processes competing for cores. */
-async function loadInWorker(input: LoadInput): Promise<LoadResult & { serverCpuUs: number }> {
-  const cpuBefore = threadCpu();
+interface MeasuredLoad extends LoadResult {
+  /** CPU time per request (µs) of the server's thread: robust to other processes competing for cores. */
+  serverCpuUs: number;
+  /** CPU time per request (µs) of the load generator's thread (the rest of this process). */
+  loadCpuUs: number;
+  /** CPU time per request (µs) of PostgreSQL's processes. */
+  postgresCpuUs: number;
+}
+
+/** The load on its own thread, with where each request's CPU time went. */
+async function loadInWorker(input: LoadInput): Promise<MeasuredLoad> {
+  const threadBefore = threadCpu();
+  const processBefore = cpuSnapshot();
   const result = await loadOnItsOwnThread(input);
-  return { ...result, serverCpuUs: (threadCpu() - cpuBefore) / Math.max(1, result.requests) };
+  const spent = cpuSpent(processBefore, cpuSnapshot());
+  const perRequest = (us: number) => us / Math.max(1, result.requests);
+  const serverUs = threadCpu() - threadBefore;
+  return {
+    ...result,
+    serverCpuUs: perRequest(serverUs),
+    loadCpuUs: perRequest(spent['bench process'] * 1e6 - serverUs),
+    postgresCpuUs: perRequest(spent.PostgreSQL * 1e6),
+  };
 }
 
 async function main(): Promise<void> {
@@ -69,19 +90,46 @@ async function main(): Promise<void> {
       seconds,
       connections,
     });
-    const line = (name: string, r: LoadResult & { serverCpuUs: number }) =>
-      `  ${name.padEnd(38)} ${Math.round(r.requests / r.seconds)
+    const us = (value: number) => Math.round(value).toString().padStart(5);
+    const line = (name: string, r: MeasuredLoad) =>
+      `  ${name.padEnd(34)} ${Math.round(r.requests / r.seconds)
         .toLocaleString('en-US')
         .padStart(
           6,
-        )} req/s   p50 ${r.p50.toFixed(1).padStart(6)} ms   p99 ${r.p99.toFixed(1).padStart(6)} ms   server CPU ${Math.round(
-        r.serverCpuUs ?? 0,
-      )
-        .toString()
-        .padStart(5)} µs/req   errors ${r.errors}`;
+        )} req/s   p50 ${r.p50.toFixed(1).padStart(6)} ms   p99 ${r.p99.toFixed(1).padStart(6)} ms   ` +
+      `CPU µs/req: server ${us(r.serverCpuUs)}, PostgreSQL ${us(r.postgresCpuUs)}, load generator ${us(r.loadCpuUs)}   errors ${r.errors}`;
+    // The floor of any list served from the database on this machine: a bare node:http server that runs the
+    // same page statement (db/fleet.ts vehiclePage) and writes its rows as JSON, without authentication,
+    // validation, DTOs or logging. The API cannot be faster than this; PostgreSQL's share is the same.
+    const { vehiclePage } = await import('../db/fleet.js');
+    const { tenantEm } = await import('../db/orm.js');
+    const bare = http.createServer((_request, response) => {
+      vehiclePage(
+        tenantEm(orm, 'bench'),
+        'bench',
+        { branchIds: [seed.branchId] },
+        { field: 'id', direction: 'asc' },
+        { limit: 50, offset: 100 },
+      ).then(
+        (page) => {
+          response.writeHead(200, { 'content-type': 'application/json' });
+          response.end(JSON.stringify(page.vehicles));
+        },
+        () => response.writeHead(500).end(),
+      );
+    });
+    await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+    const floor = await loadInWorker({
+      url: `http://127.0.0.1:${(bare.address() as AddressInfo).port}/`,
+      headers: {},
+      seconds,
+      connections,
+    });
+    await new Promise((resolve) => bare.close(resolve));
     console.log(`${connections} connections, ${seconds} s each, ${vehicleCount} vehicles in the branch`);
     console.log(line('GET /health/live (baseline)', health));
     console.log(line('GET /vehicles?branchId=…&size=50', list));
+    console.log(line('floor: bare node:http, same statement', floor));
     await closeApi();
   } finally {
     await orm.close();

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { IotModule } from './entities/index.js';
 import { Vehicle } from './entities/index.js';
 import { categoryConfiguration } from './categories.js';
+import { preparedRows, preparedTuples } from './prepared.js';
 
 /** A vehicle as the simulator needs it (the shape of devices/simulator.ts's vehicle spec). */
 export interface SimulatedVehicleSpec {
@@ -94,43 +95,44 @@ const sortColumns = {
 /** A sort field of the vehicle search. */
 export type VehicleSortField = keyof typeof sortColumns;
 
-interface VehiclePageRow {
-  total_count: string;
-  id: number;
-  code: string;
-  license_plate: string | null;
-  branch_id: number;
-  category_id: number;
-  rental_state: Vehicle['rentalState'];
-  service_state_v2: Vehicle['serviceStateV2'];
-  state_of_charge: number | null;
-  iot_state_of_charge: number | null;
-  iot_module_level: number | null;
-  power_state: Vehicle['powerState'];
-  offline: boolean;
-  locked: boolean;
-  charging: boolean;
-  latitude: number | null;
-  longitude: number | null;
-  odometer_km: number | null;
-  speed_kmh: number | null;
-  hdop: number | null;
-  max_speed_kmh: number | null;
-  last_seen_at: string | null;
-  legal_inspection_date: string | null;
-  tags: string[];
-  custom_properties: Record<string, unknown>;
-  virtual: boolean;
-  created_at: string;
-  updated_at: string;
-  module_id: number | null;
-  module_external_id: string;
-  module_name: string;
-  module_iccid: string | null;
-  module_state: IotModule['state'];
-  module_created_at: string;
-  module_updated_at: string;
-}
+/** A row of `vehiclePage`: the total, then {@link pageColumns} in order. */
+type VehiclePageRow = [
+  totalCount: string,
+  id: number,
+  code: string,
+  licensePlate: string | null,
+  branchId: number,
+  categoryId: number,
+  rentalState: Vehicle['rentalState'],
+  serviceStateV2: Vehicle['serviceStateV2'],
+  stateOfCharge: number | null,
+  iotStateOfCharge: number | null,
+  iotModuleLevel: number | null,
+  powerState: Vehicle['powerState'],
+  offline: boolean,
+  locked: boolean,
+  charging: boolean,
+  latitude: number | null,
+  longitude: number | null,
+  odometerKm: number | null,
+  speedKmh: number | null,
+  hdop: number | null,
+  maxSpeedKmh: number | null,
+  lastSeenAt: string | null,
+  legalInspectionDate: string | null,
+  tags: string[],
+  customProperties: Record<string, unknown>,
+  virtual: boolean,
+  createdAt: string,
+  updatedAt: string,
+  moduleId: number | null,
+  moduleExternalId: string,
+  moduleName: string,
+  moduleIccid: string | null,
+  moduleState: IotModule['state'],
+  moduleCreatedAt: string,
+  moduleUpdatedAt: string,
+];
 
 const pageColumns = `v.id, v.code, v.license_plate, v.branch_id, v.category_id, v.rental_state, v.service_state_v2,
   v.state_of_charge, v.iot_state_of_charge, v.iot_module_level, v.power_state, v.offline, v.locked, v.charging,
@@ -152,50 +154,46 @@ export async function vehiclePage(
   sort: { field: VehicleSortField; direction: 'asc' | 'desc' },
   page: { limit: number; offset: number },
 ): Promise<{ vehicles: Array<{ vehicle: VehicleRecord; module?: IotModuleRecord }>; total: number }> {
-  const conditions = ['v.tenant_id = ?', `v.branch_id in (${filter.branchIds.map(() => '?').join(', ')})`];
-  const params: unknown[] = [tenant, ...filter.branchIds];
+  // Every value is a parameter and every filter a fixed fragment, so each combination of filters is one
+  // statement text, prepared once per pooled connection (db/prepared.ts).
+  const values: unknown[] = [];
+  const parameter = (value: unknown) => `$${values.push(value)}`;
+  const conditions = [
+    `v.tenant_id = ${parameter(tenant)}`,
+    `v.branch_id = any(${parameter(filter.branchIds)}::int[])`,
+  ];
   if (filter.search) {
-    const like = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    conditions.push('(v.code ilike ? or v.license_plate ilike ?)');
-    params.push(like, like);
+    const like = parameter(`%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    conditions.push(`(v.code ilike ${like} or v.license_plate ilike ${like})`);
   }
-  if (filter.categoryId) {
-    conditions.push('v.category_id = ?');
-    params.push(filter.categoryId);
-  }
-  for (const [column, values] of [
+  if (filter.categoryId) conditions.push(`v.category_id = ${parameter(filter.categoryId)}`);
+  for (const [column, states] of [
     ['service_state_v2', filter.serviceStatesV2],
     ['rental_state', filter.rentalStates],
   ] as const)
-    if (values) {
-      conditions.push(values.length ? `v.${column} in (${values.map(() => '?').join(', ')})` : 'false');
-      params.push(...values);
-    }
-  if (filter.offline !== undefined) {
-    conditions.push('v.offline = ?');
-    params.push(filter.offline);
-  }
-  if (filter.tag) {
-    conditions.push('v.tags @> ?::jsonb');
-    params.push(JSON.stringify([filter.tag]));
-  }
+    if (states) conditions.push(`v.${column} = any(${parameter(states)}::text[])`);
+  if (filter.offline !== undefined) conditions.push(`v.offline = ${parameter(filter.offline)}`);
+  if (filter.tag) conditions.push(`v.tags @> ${parameter(JSON.stringify([filter.tag]))}::jsonb`);
   const where = conditions.join(' and ');
   const direction = sort.direction === 'desc' ? 'desc' : 'asc';
   const order =
     sort.field === 'id'
       ? `v.id ${direction}`
       : `v.${sortColumns[sort.field]} ${direction}, v.id ${direction}`;
-  const rows = await em.execute<VehiclePageRow[]>(
+  const filterValues = [...values];
+  const rows = await preparedTuples<VehiclePageRow>(
+    em,
     `select (select count(*) from vehicle v where ${where}) as total_count, ${pageColumns}
        from vehicle v left join iot_module m on m.tenant_id = v.tenant_id and m.vehicle_id = v.id
-      where ${where} order by ${order} limit ? offset ?`,
-    [...params, ...params, page.limit, page.offset],
+      where ${where} order by ${order} limit ${parameter(page.limit)} offset ${parameter(page.offset)}`,
+    values,
   );
-  let total = rows.length ? Number(rows[0]!.total_count) : 0;
+  let total = rows.length ? Number(rows[0]![0]) : 0;
   if (!rows.length && page.offset > 0) {
-    const [count] = await em.execute<{ total_count: string }[]>(
+    const [count] = await preparedRows<{ total_count: string }>(
+      em,
       `select count(*) as total_count from vehicle v where ${where}`,
-      params,
+      filterValues,
     );
     total = Number(count!.total_count);
   }
@@ -204,48 +202,49 @@ export async function vehiclePage(
   const instant = (value: string) => platform.parseDate(value);
   return {
     total,
+    // Column positions as in VehiclePageRow (the select list's order).
     vehicles: rows.map((row) => ({
       vehicle: {
-        id: row.id,
-        code: row.code,
-        licensePlate: row.license_plate,
-        branch: { id: row.branch_id },
-        category: { id: row.category_id },
-        rentalState: row.rental_state,
-        serviceStateV2: row.service_state_v2,
-        stateOfCharge: row.state_of_charge,
-        iotStateOfCharge: row.iot_state_of_charge,
-        iotModuleLevel: row.iot_module_level,
-        powerState: row.power_state,
-        offline: row.offline,
-        locked: row.locked,
-        charging: row.charging,
-        latitude: row.latitude,
-        longitude: row.longitude,
-        odometerKm: row.odometer_km,
-        speedKmh: row.speed_kmh,
-        hdop: row.hdop,
-        maxSpeedKmh: row.max_speed_kmh,
-        lastSeenAt: row.last_seen_at === null ? null : instant(row.last_seen_at),
-        legalInspectionDate: row.legal_inspection_date,
-        tags: row.tags,
-        customProperties: row.custom_properties,
-        virtual: row.virtual,
-        createdAt: instant(row.created_at),
-        updatedAt: instant(row.updated_at),
+        id: row[1],
+        code: row[2],
+        licensePlate: row[3],
+        branch: { id: row[4] },
+        category: { id: row[5] },
+        rentalState: row[6],
+        serviceStateV2: row[7],
+        stateOfCharge: row[8],
+        iotStateOfCharge: row[9],
+        iotModuleLevel: row[10],
+        powerState: row[11],
+        offline: row[12],
+        locked: row[13],
+        charging: row[14],
+        latitude: row[15],
+        longitude: row[16],
+        odometerKm: row[17],
+        speedKmh: row[18],
+        hdop: row[19],
+        maxSpeedKmh: row[20],
+        lastSeenAt: row[21] === null ? null : instant(row[21]),
+        legalInspectionDate: row[22],
+        tags: row[23],
+        customProperties: row[24],
+        virtual: row[25],
+        createdAt: instant(row[26]),
+        updatedAt: instant(row[27]),
       },
       module:
-        row.module_id === null
+        row[28] === null
           ? undefined
           : {
-              id: row.module_id,
-              externalId: row.module_external_id,
-              name: row.module_name,
-              iccid: row.module_iccid,
-              state: row.module_state,
-              vehicleId: row.id,
-              createdAt: instant(row.module_created_at),
-              updatedAt: instant(row.module_updated_at),
+              id: row[28],
+              externalId: row[29],
+              name: row[30],
+              iccid: row[31],
+              state: row[32],
+              vehicleId: row[1],
+              createdAt: instant(row[33]),
+              updatedAt: instant(row[34]),
             },
     })),
   };

@@ -3,8 +3,7 @@
 // so tenants and ids do not multiply the time series.
 import type { Request, RequestHandler, Response } from 'express';
 import { randomBytes } from 'node:crypto';
-import type { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
+import type { Level, Logger } from 'pino';
 import { collectDefaultMetrics, Counter, Histogram, type Registry } from 'prom-client';
 
 /** Route label of requests no route template was recorded for (unknown paths, health, docs, …). */
@@ -18,6 +17,13 @@ export const httpDurationBuckets: readonly number[] = [
 /** Paths logged at debug rather than info by default: probes and scrapes arrive every few seconds. */
 export const defaultQuietPaths: readonly string[] = ['/metrics', '/health/live', '/health/ready'];
 
+declare module 'http' {
+  interface IncomingMessage {
+    /** The request's logger: every line carries its `traceId` (set by `requestLogger`). */
+    log: Logger;
+  }
+}
+
 export interface HttpObservabilityOptions {
   logger: Logger;
   registry: Registry;
@@ -28,7 +34,7 @@ export interface HttpObservabilityOptions {
 }
 
 export interface HttpObservability {
-  /** pino-http: `req.log` carries `traceId`; one line per response with method, route, status, duration. */
+  /** `req.log` carries `traceId`; one line per response with method, route, status, duration. */
   requestLogger: RequestHandler;
   /** Observes `http_request_duration_seconds{method, route, status_code}` when the response ends. */
   requestMetrics: RequestHandler;
@@ -104,7 +110,7 @@ export function metricsHandler(registry: Registry): RequestHandler {
 
 /**
  * Logging and metrics for an express app. Mount `middlewares` right after `assignTraceId` (which sets
- * `req.context.traceId`, used as pino-http's request id) and `metricsHandler` on `GET /metrics`.
+ * `req.context.traceId`, bound to every line of the request) and `metricsHandler` on `GET /metrics`.
  */
 export function createHttpObservability(options: HttpObservabilityOptions): HttpObservability {
   const { logger, registry } = options;
@@ -126,36 +132,42 @@ export function createHttpObservability(options: HttpObservabilityOptions): Http
     durationMs,
   });
 
-  const requestLogger = pinoHttp<Request, Response>({
-    logger,
-    // One field on every line of the request: the trace id the API echoes in X-Trace-Id and error bodies.
-    genReqId: (req) => traceIdOf(req) ?? randomBytes(16).toString('hex'),
-    customAttributeKeys: { reqId: 'traceId', responseTime: 'durationMs' },
-    quietReqLogger: true,
-    quietResLogger: true,
-    // pino-http still builds a child logger bound to the serialized request on every request, although
-    // with both loggers quiet nothing logs through it: serializing (and redacting) all headers for it was
-    // a tenth of a vehicle list's CPU time. The lines name the request by method and path instead (above).
-    wrapSerializers: false,
-    serializers: { req: (req: Request) => ({ method: req.method, path: pathOf(req) }) },
-    customLogLevel: (req, res, error) => {
-      // 502/504/503 report a vehicle or a dependency that failed to act: worth a warning, not a fault of ours.
-      if (res.statusCode === 502 || res.statusCode === 503 || res.statusCode === 504) return 'warn';
-      if (error || res.statusCode >= 500) return 'error';
-      return quietPaths.has(pathOf(req)) ? 'debug' : 'info';
-    },
-    customSuccessObject: (req, res, value: { durationMs?: unknown }) =>
-      completion(req, res, value.durationMs),
-    customErrorObject: (req, res, _error, value: { durationMs?: unknown }) => ({
-      ...completion(req, res, value.durationMs),
-      ...(res.err ? { err: res.err } : {}),
-    }),
-    customSuccessMessage: (req, res, durationMs) =>
-      res.writableEnded
-        ? `${req.method} ${routeTemplateOf(res)} ${res.statusCode} ${durationMs}ms`
-        : `${req.method} ${routeTemplateOf(res)} aborted by the client after ${durationMs}ms`,
-    customErrorMessage: (req, res) => `${req.method} ${routeTemplateOf(res)} ${res.statusCode} failed`,
-  });
+  const levelOf = (req: Request, res: Response, failed: boolean): Level => {
+    // 502/504/503 report a vehicle or a dependency that failed to act: worth a warning, not a fault of ours.
+    if (res.statusCode === 502 || res.statusCode === 503 || res.statusCode === 504) return 'warn';
+    if (failed) return 'error';
+    return quietPaths.has(pathOf(req)) ? 'debug' : 'info';
+  };
+
+  // One line per response, and `req.log` for handlers. pino-http did this by building a child logger
+  // bound to the serialized (and redacted) request on every request, used or not: a tenth of a vehicle
+  // list's CPU time. Here `req.log` is made on first use, and the completion line only when its level logs.
+  const requestLogger: RequestHandler = (req, res, next) => {
+    const started = performance.now();
+    const traceId = traceIdOf(req) ?? randomBytes(16).toString('hex');
+    let requestLog: Logger | undefined;
+    Object.defineProperty(req, 'log', {
+      configurable: true,
+      enumerable: false,
+      get: () => (requestLog ??= logger.child({ traceId })),
+      set: (log: Logger) => void (requestLog = log),
+    });
+    res.once('close', () => {
+      const err = (res as { err?: unknown }).err;
+      const failed = err !== undefined || res.statusCode >= 500;
+      const level = levelOf(req, res, failed);
+      if (!logger.isLevelEnabled(level)) return;
+      const durationMs = Math.round(performance.now() - started);
+      const route = routeTemplateOf(res);
+      const message = failed
+        ? `${req.method} ${route} ${res.statusCode} failed`
+        : res.writableEnded
+          ? `${req.method} ${route} ${res.statusCode} ${durationMs}ms`
+          : `${req.method} ${route} aborted by the client after ${durationMs}ms`;
+      logger[level]({ traceId, ...completion(req, res, durationMs), ...(err ? { err } : {}) }, message);
+    });
+    next();
+  };
 
   const requestMetrics: RequestHandler = (req, res, next) => {
     const started = process.hrtime.bigint();

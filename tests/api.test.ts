@@ -648,13 +648,17 @@ describe('the contract is the declarations', () => {
   test('every express route is a declaration or an infrastructure route, and every declaration is served', () => {
     interface Layer {
       route?: { path: string; methods: object };
-      handle?: { stack?: Layer[] };
+      // A router, or the kernel's dispatch to one router per resource.
+      handle?: { stack?: Layer[]; routers?: Array<{ stack: Layer[] }> };
     }
     const routesOf = (layers: Layer[]): string[] =>
       layers.flatMap((layer) =>
         layer.route
           ? Object.keys(layer.route.methods).map((method) => `${method.toUpperCase()} ${layer.route!.path}`)
-          : routesOf(layer.handle?.stack ?? []),
+          : [
+              ...routesOf(layer.handle?.stack ?? []),
+              ...(layer.handle?.routers ?? []).flatMap((router) => routesOf(router.stack)),
+            ],
       );
     const served = routesOf((app.router as unknown as { stack: Layer[] }).stack);
     const declared = allRoutes().map(

@@ -50,7 +50,7 @@ const tokens: Record<'back' | 'front', string> = { back: '', front: '' };
 /** Faults the API logged (500 with code 0099), shown next to a failing report. */
 const serverFaults: string[] = [];
 
-/** A line of the API's JSON log: keeps the error handler's fault entries, not pino-http's request lines. */
+/** A line of the API's JSON log: keeps the error handler's fault entries, not the request lines. */
 function collectFault(line: string): void {
   let entry: {
     msg?: string;

@@ -1,7 +1,7 @@
 // Turns route declarations into express routes: authentication before validation, contract validation
 // by express-openapi-validator, the declared access check, the handler with its typed context, and the
 // reply (status, headers, paging headers). Every route of the API is mounted here, case-sensitively.
-import type express from 'express';
+import { Router, type default as express } from 'express';
 import type { Request, RequestHandler, Response } from 'express';
 import type { OpenApiRequestMetadata } from 'express-openapi-validator/dist/framework/types.js';
 import type { Client } from '@temporalio/client';
@@ -46,6 +46,9 @@ declare module 'express-serve-static-core' {
   }
 }
 
+/** Index of the resource segment in a path: `['', 'v1', tenant, 'back', 'vehicles', …]`. */
+const RESOURCE_SEGMENT = 4;
+
 interface CompiledRoute {
   route: AnyRoute;
   pattern: RegExp;
@@ -67,14 +70,36 @@ function compile(route: AnyRoute): CompiledRoute {
 
 /** Finds the declaration of a request (case-sensitive, no trailing slash), and whether the path exists at all. */
 export class RouteTable {
-  private readonly compiled: CompiledRoute[];
+  /** Routes by their resource segment (`vehicles` of `/v1/{tenant}/back/vehicles/…`), in declaration order. */
+  private readonly byResource = new Map<string, CompiledRoute[]>();
+  /** Routes whose resource segment is a parameter, or that have none: candidates for any path. */
+  private readonly anyResource: CompiledRoute[] = [];
 
   constructor(routes: readonly AnyRoute[]) {
-    this.compiled = routes.map(compile);
+    const compiled = routes.map(compile);
+    for (const entry of compiled) {
+      const resource = entry.template.split('/')[RESOURCE_SEGMENT];
+      if (resource === undefined || resource.includes('{')) this.anyResource.push(entry);
+    }
+    // Each bucket keeps declaration order, the parameter routes included, so the first match is unchanged.
+    for (const entry of compiled) {
+      const resource = entry.template.split('/')[RESOURCE_SEGMENT];
+      if (resource === undefined || resource.includes('{') || this.byResource.has(resource)) continue;
+      this.byResource.set(
+        resource,
+        compiled.filter((candidate) => {
+          const own = candidate.template.split('/')[RESOURCE_SEGMENT];
+          return own === resource || own === undefined || own.includes('{');
+        }),
+      );
+    }
   }
 
   match(method: string, path: string): { exact?: CompiledRoute; pathKnown: boolean } {
-    const onPath = this.compiled.filter((entry) => entry.pattern.test(path));
+    // Patterns are case-sensitive and anchored: a route can only match a path with its resource segment.
+    const candidates =
+      this.byResource.get(path.split('/', RESOURCE_SEGMENT + 1)[RESOURCE_SEGMENT] ?? '') ?? this.anyResource;
+    const onPath = candidates.filter((entry) => entry.pattern.test(path));
     const exact = onPath.find((entry) => entry.route.method === method.toLowerCase());
     return { exact, pathKnown: onPath.length > 0 };
   }
@@ -266,7 +291,35 @@ export function mountRoutes(app: express.Express, routes: readonly AnyRoute[], s
       throw new Error(
         `route ${route.operationId} requires ${route.access.permission}, which no domain declares`,
       );
-    const expressPath = fullPath(route).replace(/\{([^}]+)\}/g, ':$1');
-    app[route.method](expressPath, routeHandler(route, services, knownTenants));
   }
+  // One router per resource segment (`vehicles` of `/v1/{tenant}/back/vehicles/…`) instead of every route
+  // on the app: express walks its routes in order testing each path, so a request now walks only the
+  // routes of its resource (and those with a parameter there), in the same order, with the same result.
+  const resourceOf = (route: AnyRoute) => {
+    const segment = fullPath(route).split('/')[RESOURCE_SEGMENT];
+    return segment === undefined || segment.includes('{') ? undefined : segment;
+  };
+  const handlers = new Map(ordered.map((route) => [route, routeHandler(route, services, knownTenants)]));
+  const routerOf = (resource: string | undefined) => {
+    // The app's own matching settings (case-sensitive, strict) do not reach routers made separately.
+    const router = Router({ caseSensitive: true, strict: true });
+    for (const route of ordered) {
+      const own = resourceOf(route);
+      if (own === undefined || own === resource)
+        router[route.method](fullPath(route).replace(/\{([^}]+)\}/g, ':$1'), handlers.get(route)!);
+    }
+    return router;
+  };
+  const byResource = new Map(
+    [...new Set(ordered.map(resourceOf))]
+      .filter((resource) => resource !== undefined)
+      .map((resource) => [resource, routerOf(resource)]),
+  );
+  const anyResource = routerOf(undefined);
+  const dispatch: RequestHandler = (req, res, next) => {
+    const resource = req.path.split('/', RESOURCE_SEGMENT + 1)[RESOURCE_SEGMENT];
+    (byResource.get(resource ?? '') ?? anyResource)(req, res, next);
+  };
+  // The routers stay reachable for whoever lists what the app serves (the contract test).
+  app.use(Object.assign(dispatch, { routers: [...byResource.values(), anyResource] }));
 }
