@@ -136,23 +136,55 @@ export interface RecordOperationFailureInput {
   requestedBy: string;
 }
 
+/** Free reservation minutes in these rentals' closed RESERVATION_FREE phases. */
+function freeReservationMinutesOf(rentals: ReadonlyArray<{ phases: Rental['phases'] }>): number {
+  let ms = 0;
+  for (const rental of rentals)
+    for (const phase of rental.phases)
+      if (phase.phase === 'RESERVATION_FREE' && phase.endedAt)
+        ms += Date.parse(phase.endedAt) - Date.parse(phase.startedAt);
+  return ms / 60_000;
+}
+
 /** Free reservation minutes a customer consumed in reservations made since `since` (closed phases). */
 async function consumedFreeReservationMinutes(
   em: Parameters<Parameters<typeof inTenantTransaction>[2]>[0],
   customerId: number,
   since: Date,
 ): Promise<number> {
-  const recent = await em.find(
-    Rental,
-    { customer: customerId, reservedAt: { $gte: since } },
-    { fields: ['phases'] },
+  return freeReservationMinutesOf(
+    await em.find(Rental, { customer: customerId, reservedAt: { $gte: since } }, { fields: ['phases'] }),
   );
-  let ms = 0;
-  for (const rental of recent)
-    for (const phase of rental.phases)
-      if (phase.phase === 'RESERVATION_FREE' && phase.endedAt)
-        ms += Date.parse(phase.endedAt) - Date.parse(phase.startedAt);
-  return ms / 60_000;
+}
+
+/**
+ * What a reservation checks of the customer's rentals, in one statement: how many are open (R102), when
+ * their last trip on this vehicle ended (R107) and the free reservation minutes used since `since` (R106).
+ */
+async function customerRentalFacts(
+  em: Parameters<Parameters<typeof inTenantTransaction>[2]>[0],
+  query: { tenant: string; customerId: number; vehicleId: number; since: Date },
+): Promise<{ open: number; lastEndedOnVehicle?: Date; consumedFreeMinutes: number }> {
+  const [facts] = await em.execute<
+    { open: string; last_ended_at: string | null; recent_phases: Array<Rental['phases']> }[]
+  >(
+    `select (select count(*) from rental where tenant_id = ? and customer_id = ? and state in ('RESERVATION', 'ACTIVE')) as open,
+            (select max(ended_at) from rental where tenant_id = ? and customer_id = ? and vehicle_id = ?
+                and ended_at is not null and started_at is not null) as last_ended_at,
+            (select coalesce(json_agg(phases), '[]'::json) from rental
+              where tenant_id = ? and customer_id = ? and reserved_at >= ?) as recent_phases`,
+    [
+      ...[query.tenant, query.customerId],
+      ...[query.tenant, query.customerId, query.vehicleId],
+      ...[query.tenant, query.customerId, query.since],
+    ],
+  );
+  return {
+    open: Number(facts!.open),
+    lastEndedOnVehicle:
+      facts!.last_ended_at === null ? undefined : em.getPlatform().parseDate(facts!.last_ended_at),
+    consumedFreeMinutes: freeReservationMinutesOf(facts!.recent_phases.map((phases) => ({ phases }))),
+  };
 }
 
 /** Activities of the rental workflow: each writes the rental row, the vehicle row and an event in one step. */
@@ -299,8 +331,12 @@ export function createRentalActivities(deps: RentalActivityDeps) {
         lockMode: LockMode.PESSIMISTIC_WRITE,
       });
       if (!vehicle) throw new DomainError('V404');
-      const category = await em.findOneOrFail(VehicleCategory, vehicle.category.id);
-      const configuration = await categoryConfiguration(em, category.id);
+      // The category's bookable flag and effective configuration, from the read cache.
+      const category = (await categoryReadiness(em)).get(vehicle.category.id) ?? {
+        bookable: (await em.findOneOrFail(VehicleCategory, vehicle.category.id)).bookable,
+        configuration: await categoryConfiguration(em, vehicle.category.id),
+      };
+      const { configuration } = category;
       const settings = await settingOrDefaults<RentalReservationSettings>(
         em,
         input.tenant,
@@ -334,8 +370,10 @@ export function createRentalActivities(deps: RentalActivityDeps) {
       const customer = await em.findOne(Customer, input.customerId);
       if (!customer) throw new DomainError('U106');
       if (customer.isBlocked) throw new DomainError('U131');
-      if (!category.bookable)
-        throw new DomainError('R104', `vehicle category "${category.name}" is not bookable`);
+      if (!category.bookable) {
+        const { name } = await em.findOneOrFail(VehicleCategory, vehicle.category.id);
+        throw new DomainError('R104', `vehicle category "${name}" is not bookable`);
+      }
       const readiness = vehicleReadiness({
         rentalState: vehicle.rentalState,
         serviceStateV2: vehicle.serviceStateV2,
@@ -354,25 +392,16 @@ export function createRentalActivities(deps: RentalActivityDeps) {
           rentalState: vehicle.rentalState,
         });
       }
-      const open = await em.count(Rental, {
-        customer: input.customerId,
-        state: { $in: ['RESERVATION', 'ACTIVE'] },
+      const facts = await customerRentalFacts(em, {
+        tenant: input.tenant,
+        customerId: input.customerId,
+        vehicleId: vehicle.id,
+        since: new Date(reservedAt.getTime() - settings.bufferMinutes * 60_000),
       });
-      if (open > 0) throw new DomainError('R102');
-
-      const lastOnVehicle = await em.findOne(
-        Rental,
-        {
-          customer: input.customerId,
-          vehicle: vehicle.id,
-          endedAt: { $ne: null },
-          startedAt: { $ne: null },
-        },
-        { orderBy: { endedAt: 'desc' }, fields: ['endedAt'] },
-      );
+      if (facts.open > 0) throw new DomainError('R102');
       const blockedMs = sameVehicleBlockRemainingMs(
         settings,
-        lastOnVehicle?.endedAt?.getTime(),
+        facts.lastEndedOnVehicle?.getTime(),
         reservedAt.getTime(),
       );
       if (blockedMs > 0 && input.bookingId === undefined)
@@ -381,12 +410,7 @@ export function createRentalActivities(deps: RentalActivityDeps) {
           `vehicle ${vehicle.code} can be rented again by this customer in ${Math.ceil(blockedMs / 60_000)} minutes`,
           { retryAfterSeconds: Math.ceil(blockedMs / 1000) },
         );
-
-      const consumed = await consumedFreeReservationMinutes(
-        em,
-        input.customerId,
-        new Date(reservedAt.getTime() - settings.bufferMinutes * 60_000),
-      );
+      const consumed = facts.consumedFreeMinutes;
       const allowanceMinutes = freeReservationAllowanceMinutes(settings, consumed);
       // A booking's pickup reserves for the full reservation time, whatever the on-demand allowance.
       const grantedMinutes =
@@ -404,7 +428,7 @@ export function createRentalActivities(deps: RentalActivityDeps) {
         input.bookingId === undefined
           ? await pinRentalPricing(em, input.tenant, {
               branchId: vehicle.branch.id,
-              vehicleCategoryId: category.id,
+              vehicleCategoryId: vehicle.category.id,
               at: reservedAt,
             })
           : await bookingPricingVersionOf(em, input.bookingId);
@@ -421,7 +445,7 @@ export function createRentalActivities(deps: RentalActivityDeps) {
       const startCheck = await assertStartRequirements(em, input.tenant, {
         customerId: customer.id,
         branchId: vehicle.branch.id,
-        vehicleCategoryId: category.id,
+        vehicleCategoryId: vehicle.category.id,
         userGroupId: input.userGroupId,
         at: reservedAt,
       });

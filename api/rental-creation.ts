@@ -4,6 +4,7 @@
 import { startRequirementCodes } from '../domain/rental-requirements.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CostCenter, GroupMembership, Rental, Vehicle } from '../db/entities/index.js';
+import { preparedRows } from '../db/prepared.js';
 import { businessContextRefusal, type BusinessContextRequest } from '../domain/business-rental.js';
 import { DomainError, type ErrorCode } from '../domain/errors.js';
 import {
@@ -120,7 +121,8 @@ export async function rentalRecord(
   tenant: string,
   rentalId: number,
 ): Promise<RentalRecord> {
-  const [row] = await em.execute<RentalRecordRow[]>(
+  const [row] = await preparedRows<RentalRecordRow>(
+    em,
     `select r.id, r.state, r.active_mode, r.branch_id, r.end_branch_id, r.vehicle_id,
             v.code as vehicle_code, v.category_id as vehicle_category_id, v.license_plate as vehicle_license_plate,
             r.customer_id, c.first_name as customer_first_name, c.last_name as customer_last_name,
@@ -136,7 +138,7 @@ export async function rentalRecord(
        join customer c on c.tenant_id = r.tenant_id and c.id = r.customer_id
        left join pricing_bundle_version pv on pv.tenant_id = r.tenant_id and pv.id = r.pricing_bundle_version_id
        left join pricing_bundle pb on pb.tenant_id = r.tenant_id and pb.id = pv.bundle_id
-      where r.tenant_id = ? and r.id = ?`,
+      where r.tenant_id = $1 and r.id = $2`,
     [tenant, rentalId],
   );
   if (!row) throw new DomainError('R404', `rental ${rentalId} not found`);

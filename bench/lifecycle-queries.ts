@@ -9,6 +9,7 @@ import { startThrowawayInfrastructure } from '../tests/support/infrastructure.js
 import { startTestBackend } from '../tests/support/stack.js';
 import { startBenchApi } from './api-stack.js';
 import { lifecycleSteps, type LifecycleStep } from './lifecycle-stats.js';
+import { rentalWorkflowId } from '../workflows/rental.messages.js';
 
 process.env.LOG_LEVEL ??= 'warn';
 const lifecycles = Number(process.argv[2] ?? 5);
@@ -63,9 +64,10 @@ const run = async (step: LifecycleStep, work: () => Promise<unknown>) => {
   await settle();
   current = undefined;
 };
+let rentalId = 0;
 for (let index = 0; index < lifecycles; index += 1) {
   if (index === 1) for (const list of statements.values()) list.length = 0; // the first one warms up
-  let rentalId = 0;
+  rentalId = 0;
   await run('create', async () => {
     rentalId = (await call('POST', '/rentals', { guserId: customer.id, vehicleId: vehicle!.id })).id;
   });
@@ -87,6 +89,10 @@ const cacheRefills = [
   'select r.name, r.permissions',
   'select ? as kind, id, parent_id',
   'select id, parent_id, bookable, configuration from vehicle_category',
+  'select "s0".* from "setting"',
+  'select "c0".* from "compatible_branch"',
+  'select "b0".* from "branch"',
+  'select "a0".* from "area"',
 ];
 const measured = Math.max(1, lifecycles - 1);
 let total = 0;
@@ -105,6 +111,20 @@ console.log(
   `\ntotal: ${(total / measured).toFixed(1)} statements per lifecycle, ` +
     `${((total - refills) / measured).toFixed(1)} without read-cache refills`,
 );
+
+// What the Temporal server stores for one lifecycle: the last rental's history, by event type.
+const history = await backend.client.workflow
+  .getHandle(rentalWorkflowId(backend.seed.tenant, rentalId))
+  .fetchHistory();
+const eventTypes = new Map<string, number>();
+for (const event of history.events ?? []) {
+  const type = String(event.eventType ?? '?').replace(/^EVENT_TYPE_/, '');
+  eventTypes.set(type, (eventTypes.get(type) ?? 0) + 1);
+}
+console.log(`
+Temporal history of one rental workflow: ${history.events?.length ?? 0} events`);
+for (const [type, count] of [...eventTypes].sort((a, b) => b[1] - a[1]))
+  console.log(`  ${String(count).padStart(3)}  ${type}`);
 
 await closeApi();
 await backend.stop();

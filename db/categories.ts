@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { TENANT_FILTER, VehicleCategory } from './entities/index.js';
-import { readCacheOf } from './read-cache.js';
+import { readCacheOf, deepFreeze } from './read-cache.js';
 import { effectiveCategoryConfiguration, type VehicleCategoryConfiguration } from '../domain/vehicle.js';
 
 /**
@@ -99,14 +99,6 @@ async function loadCategoryReadiness(
       }),
     ]),
   );
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const item of Object.values(value)) deepFreeze(item);
-  }
-  return value;
 }
 
 /**

@@ -1,5 +1,6 @@
 // A short-lived, per-process cache of small, rarely written, often read tenant data (grants, the branch
-// tree, business units, resolved vehicle categories), so a request does not re-read them every time.
+// tree, business units, resolved vehicle categories, settings, branch geofences and compatible branches), so
+// a request does not re-read them every time.
 //
 // Correctness: the cache is a MikroORM event subscriber of the ORM it serves. Any flush that writes one of
 // the watched entities empties it (after the flush, and again when the surrounding transaction commits or
@@ -8,20 +9,27 @@
 // otherwise bounded by the time to live: an entry is never served older than `READ_CACHE_TTL_MS`.
 import type { EventSubscriber, FlushEventArgs, TransactionEventArgs } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApiClient, Branch, BusinessUnit, Role, RoleAssignment, VehicleCategory } from './entities/index.js';
+import * as entities from './entities/index.js';
 
 /** The longest an entry is served, so writes this process does not see still show within this bound. */
 export const READ_CACHE_TTL_MS = 2_000;
 
-/** Entities whose writes invalidate the cache (grants, scopes, category configuration). */
-const watchedEntities = new Set<unknown>([
-  ApiClient,
-  Branch,
-  BusinessUnit,
-  Role,
-  RoleAssignment,
-  VehicleCategory,
-]);
+/** Entities whose writes invalidate the cache (grants, scopes, category configuration, settings, geography). */
+const watchedEntities = new Set<unknown>(
+  (
+    [
+      'ApiClient',
+      'Area',
+      'Branch',
+      'BusinessUnit',
+      'CompatibleBranch',
+      'Role',
+      'RoleAssignment',
+      'Setting',
+      'VehicleCategory',
+    ] as const
+  ).map((name) => entities[name]),
+);
 
 /** How long an open transaction that wrote a watched entity suspends storing, at most. */
 const OPEN_WRITE_LIMIT_MS = 60_000;
@@ -120,6 +128,15 @@ export class ReadCache implements EventSubscriber {
     if (!this.openWrites.delete(args.transaction)) return;
     this.invalidate();
   }
+}
+
+/** Freezes a cached value and everything in it: entries are shared by every reader of the cache's lifetime. */
+export function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
 }
 
 /** The read cache of the ORM behind an EntityManager (every ORM built with `ormOptions` has one). */

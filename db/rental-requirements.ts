@@ -22,6 +22,7 @@ import { categoryConfiguration } from './categories.js';
 import { effectiveSetting } from './settings.js';
 import { termsStateOf } from './identity.js';
 import { loadBranchGeofence } from './areas.js';
+import { readCacheOf } from './read-cache.js';
 import { DomainError } from '../domain/errors.js';
 import type { LatLng, PreparedAreas, VehicleSnapshot } from '../domain/geofence.js';
 import {
@@ -226,6 +227,27 @@ const hasCapacityPolicy = (areas: PreparedAreas) =>
   areas.areas.some((area) => area.policies.some((policy) => policy.type === 'END_RENTAL_CAPACITY_POLICY'));
 
 /**
+ * Where a rental of `branchId` may end: its own branch, then its outgoing compatible branches in order, with
+ * each one's time zone (a branch that no longer exists has none). From the read cache: every END asks.
+ */
+async function endBranchCandidates(
+  em: EntityManager,
+  tenant: string,
+  branchId: number,
+): Promise<{ candidates: readonly number[]; timeZones: ReadonlyMap<number, string> }> {
+  return readCacheOf(em).get(em, `end-branches:${tenant}:${branchId}`, async () => {
+    const compatible = await em.find(
+      CompatibleBranch,
+      { branch: branchId, isOutgoing: true },
+      { orderBy: { id: 'asc' } },
+    );
+    const candidates = [branchId, ...compatible.map((link) => link.compatible.id)];
+    const branches = await em.find(Branch, { id: { $in: candidates } });
+    return { candidates, timeZones: new Map(branches.map((branch) => [branch.id, branch.timeZoneId])) };
+  });
+}
+
+/**
  * Evaluates the configured end requirements of a rental from the vehicle's last reported state and
  * position, the user's position (force-end, the app) and the areas of the branch it would end in; also
  * finds that branch (`endBranchId`). The rental's `branch`, `vehicle` (with `category`) must be loaded.
@@ -242,13 +264,7 @@ export async function endRequirementsReport(
     vehicle.latitude != null && vehicle.longitude != null
       ? { lat: vehicle.latitude, lng: vehicle.longitude }
       : null;
-  const compatible = await em.find(
-    CompatibleBranch,
-    { branch: rental.branch.id, isOutgoing: true },
-    { orderBy: { id: 'asc' } },
-  );
-  const candidates = [rental.branch.id, ...compatible.map((link) => link.compatible.id)];
-  const branches = new Map((await em.find(Branch, { id: { $in: candidates } })).map((b) => [b.id, b]));
+  const { candidates, timeZones } = await endBranchCandidates(em, tenant, rental.branch.id);
   const loaded = new Map<number, { areas: PreparedAreas; others?: VehicleSnapshot[] }>();
   const load = async (branchId: number) => {
     let entry = loaded.get(branchId);
@@ -263,14 +279,14 @@ export async function endRequirementsReport(
   let endBranchId: number | null = null;
   if (position)
     for (const branchId of candidates) {
-      const branch = branches.get(branchId);
-      if (!branch) continue;
+      const timeZoneId = timeZones.get(branchId);
+      if (timeZoneId === undefined) continue;
       const { areas, others } = await load(branchId);
       const verdict = endAreaVerdict(areas, {
         position,
         vehicleCategoryId: categoryId,
         at,
-        timeZoneId: branch.timeZoneId,
+        timeZoneId,
         ...(others ? { otherVehicles: others } : {}),
       });
       // The rental's own branch follows the geofence rules (no allowing area: anywhere not forbidden);
@@ -302,7 +318,7 @@ export async function endRequirementsReport(
     vehiclePosition: position,
     userPosition: input.userPosition ?? null,
     areas,
-    timeZoneId: branches.get(evaluatedBranchId)?.timeZoneId ?? 'UTC',
+    timeZoneId: timeZones.get(evaluatedBranchId) ?? 'UTC',
     ...(others ? { otherVehicles: others } : {}),
     stations: stations
       .filter((station) => !station.validUntil || station.validUntil > at)

@@ -1,17 +1,35 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Setting } from './entities/index.js';
 import { branchAncestry } from './branches.js';
+import { deepFreeze, readCacheOf } from './read-cache.js';
+
+/** What a setting row says; rows of a key come from the read cache, frozen (settings writes empty it). */
+export type SettingRow = Readonly<Pick<Setting, 'id' | 'key' | 'branchIds' | 'value'>>;
+
+/** Every row of one setting key, from the read cache: rental steps read several keys each. */
+async function settingRows(em: EntityManager, tenant: string, key: string): Promise<readonly SettingRow[]> {
+  return readCacheOf(em).get(em, `settings:${tenant}:${key}`, async () =>
+    (await em.find(Setting, { key })).map((row) =>
+      deepFreeze({
+        id: row.id,
+        key: row.key,
+        branchIds: structuredClone(row.branchIds),
+        value: structuredClone(row.value),
+      }),
+    ),
+  );
+}
 
 /**
  * Among the rows of one key, the one that applies to a branch: the branch's own value, else the nearest
  * ancestor's, else the tenant fallback stored on branch 0. Branch 0 itself asks for the fallback only.
  */
-export async function settingForBranch(
+export async function settingForBranch<Row extends Pick<Setting, 'branchIds'>>(
   em: EntityManager,
   tenant: string,
-  candidates: readonly Setting[],
+  candidates: readonly Row[],
   branchId: number | undefined,
-): Promise<Setting | undefined> {
+): Promise<Row | undefined> {
   if (candidates.length === 0) return undefined;
   const chain = branchId === undefined || branchId === 0 ? [] : await branchAncestry(em, tenant, branchId);
   for (const id of [...chain, 0]) {
@@ -27,8 +45,8 @@ export async function effectiveSetting(
   tenant: string,
   key: string,
   branchId: number | undefined,
-): Promise<Setting | undefined> {
-  return settingForBranch(em, tenant, await em.find(Setting, { key }), branchId);
+): Promise<SettingRow | undefined> {
+  return settingForBranch(em, tenant, await settingRows(em, tenant, key), branchId);
 }
 
 /** A setting's value for a branch laid over its defaults (keys the row leaves out keep their default). */

@@ -352,7 +352,8 @@ async function branchSetting(key: string, value: Record<string, unknown>): Promi
   });
   await em.flush();
   return async () => {
-    await em.nativeDelete(Setting, { id: row.id });
+    // Through the unit of work, as every settings write: the read cache sees it and forgets the key.
+    await em.remove(row).flush();
   };
 }
 

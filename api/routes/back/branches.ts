@@ -4,6 +4,7 @@ import { Branch, BusinessUnit, CompatibleBranch, TENANT_FILTER } from '../../../
 import { branchOperationModes, branchStates, branchVisibilities } from '../../../db/entities/Branch.js';
 import type { EntityManager } from '../../../db/orm.js';
 import { branchTree, branchWithDescendants, grantedSubtrees } from '../../../db/branches.js';
+import { readCacheOf } from '../../../db/read-cache.js';
 import { DomainError } from '../../../domain/errors.js';
 import { created, defineRoute, ok, type RouteContext } from '../../kernel/route.js';
 import { component, Id, Nullable, Str, StringEnum } from '../../kernel/schemas.js';
@@ -511,6 +512,8 @@ export const replaceCompatibleBranches = defineRoute({
             isOutgoing: entry.isOutgoing,
           });
     });
+    // The delete above bypasses the unit of work the read cache watches (rental ends read these links).
+    readCacheOf(em).invalidate();
     return ok(await compatibleBranchesOf(em, params.branchId));
   },
 });

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Customer, Rental } from '../../../db/entities/index.js';
 import type { EntityManager } from '../../../db/orm.js';
 import { branchWithDescendants } from '../../../db/branches.js';
+import { preparedRows } from '../../../db/prepared.js';
 import { DomainError } from '../../../domain/errors.js';
 import { endRequirementCodes } from '../../../domain/rental-requirements.js';
 import {
@@ -260,8 +261,9 @@ const rentalBranch = async (ctx: RouteContext<{ rentalId: number }>) => (await r
  */
 const rentalSummaryOf = (ctx: RouteContext<{ rentalId: number }>) =>
   ctx.once('rental-summary', async () => {
-    const [row] = await ctx.em.execute<{ branch_id: number; state: RentalStateName }[]>(
-      'select branch_id, state from rental where tenant_id = ? and id = ?',
+    const [row] = await preparedRows<{ branch_id: number; state: RentalStateName }>(
+      ctx.em,
+      'select branch_id, state from rental where tenant_id = $1 and id = $2',
       [ctx.tenant, ctx.params.rentalId],
     );
     if (!row) throw new DomainError('R404', `rental ${ctx.params.rentalId} not found`);
