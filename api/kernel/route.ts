@@ -21,7 +21,7 @@ export interface SuccessResponse {
   schema?: TSchema;
   headers?: Readonly<Record<string, { description: string; schema: TSchema }>>;
   /** OpenAPI links from this response to other operations (drive stateful tests and clients). */
-  links?: Readonly<Record<string, { operationId: string; parameters: Record<string, string> }>>;
+  links?: Readonly<Record<string, ResponseLink>>;
 }
 
 export type SuccessResponses = Readonly<Partial<Record<200 | 201 | 202 | 204, SuccessResponse>>>;
@@ -192,6 +192,30 @@ export function defineRoute<
 /** The full OpenAPI path template of a route, e.g. `/v1/{tenant}/back/rentals/{rentalId}`. */
 export function fullPath(route: Pick<AnyRoute, 'interface' | 'path'>): string {
   return `/v1/{tenant}/${route.interface}${route.path}`;
+}
+
+/** An OpenAPI response link: an operation and where its parameters come from. */
+export type ResponseLink = { operationId: string; parameters: Record<string, string> };
+
+/**
+ * Links from an answer that carries an entity's `id` to operations on that entity: each operation gets the
+ * path's tenant and the id as `idParameter`; `events` adds the entity's timeline (`entityEvents`).
+ */
+export function linksById(
+  idParameter: string,
+  operations: Readonly<Record<string, string>>,
+  events?: { link: string; entityType: string },
+): Record<string, ResponseLink> {
+  const fromAnswer = { tenant: '$request.path.tenant', id: '$response.body#/id' };
+  const links: Record<string, ResponseLink> = {};
+  for (const [name, operationId] of Object.entries(operations))
+    links[name] = { operationId, parameters: { tenant: fromAnswer.tenant, [idParameter]: fromAnswer.id } };
+  if (events)
+    links[events.link] = {
+      operationId: 'entityEvents',
+      parameters: { tenant: fromAnswer.tenant, entityType: events.entityType, entityId: fromAnswer.id },
+    };
+  return links;
 }
 
 /** How the kernel authenticates a route. */

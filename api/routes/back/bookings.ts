@@ -43,7 +43,7 @@ import {
 import { awaitReservationUpdate, rentalWorkflowId } from '../../../workflows/rental.messages.js';
 import { checkBusinessContext } from '../../rental-creation.js';
 import { Price, PriceV3, PriceV4, PricingVersionRef } from '../pricing-estimates.js';
-import { created, defineRoute, ok, type RouteContext } from '../../kernel/route.js';
+import { created, defineRoute, linksById, ok, type RouteContext } from '../../kernel/route.js';
 import {
   clampedInstant,
   component,
@@ -474,20 +474,11 @@ export async function updateBooking(
 
 const BookingIdParams = Type.Object({ bookingId: Id() });
 
-const bookingLinks = {
-  GetBooking: {
-    operationId: 'getBooking',
-    parameters: { tenant: '$request.path.tenant', bookingId: '$response.body#/id' },
-  },
-  CancelBooking: {
-    operationId: 'cancelBooking',
-    parameters: { tenant: '$request.path.tenant', bookingId: '$response.body#/id' },
-  },
-  BookingEvents: {
-    operationId: 'entityEvents',
-    parameters: { tenant: '$request.path.tenant', entityType: 'BOOKINGS', entityId: '$response.body#/id' },
-  },
-};
+const bookingLinks = linksById(
+  'bookingId',
+  { GetBooking: 'getBooking', CancelBooking: 'cancelBooking' },
+  { link: 'BookingEvents', entityType: 'BOOKINGS' },
+);
 
 /** `%text%` for ILIKE with the LIKE wildcards of the text taken literally. */
 const containing = (text: string) => `%${text.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

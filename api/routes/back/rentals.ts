@@ -28,7 +28,7 @@ import {
   vehicleOfRequest,
 } from '../../rental-creation.js';
 import { Price, PriceV3, PriceV4, PricingVersionRef } from '../pricing-estimates.js';
-import { created, ok, defineRoute, type RouteContext } from '../../kernel/route.js';
+import { created, ok, defineRoute, linksById, type RouteContext } from '../../kernel/route.js';
 import { component, DateTime, Id, Int, Nullable, Position, Str, StringEnum } from '../../kernel/schemas.js';
 import { orderBy } from '../../paging.js';
 
@@ -162,28 +162,16 @@ export const RentalOperation = component(
 
 const RentalIdParams = Type.Object({ rentalId: Id() });
 
-const rentalLinks = {
-  GetRental: {
-    operationId: 'getRental',
-    parameters: { tenant: '$request.path.tenant', rentalId: '$response.body#/id' },
+const rentalLinks = linksById(
+  'rentalId',
+  {
+    GetRental: 'getRental',
+    RentalOperation: 'rentalOperation',
+    CancelReservation: 'cancelReservation',
+    RentalRoute: 'rentalRoute',
   },
-  RentalOperation: {
-    operationId: 'rentalOperation',
-    parameters: { tenant: '$request.path.tenant', rentalId: '$response.body#/id' },
-  },
-  CancelReservation: {
-    operationId: 'cancelReservation',
-    parameters: { tenant: '$request.path.tenant', rentalId: '$response.body#/id' },
-  },
-  RentalRoute: {
-    operationId: 'rentalRoute',
-    parameters: { tenant: '$request.path.tenant', rentalId: '$response.body#/id' },
-  },
-  RentalEvents: {
-    operationId: 'entityEvents',
-    parameters: { tenant: '$request.path.tenant', entityType: 'RENTALS', entityId: '$response.body#/id' },
-  },
-};
+  { link: 'RentalEvents', entityType: 'RENTALS' },
+);
 
 const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
 
