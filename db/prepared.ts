@@ -44,7 +44,8 @@ export async function preparedRows<Row>(
 /**
  * Like {@link preparedRows}, each row as the tuple of its columns in select order: for wide pages, where
  * building an object per row cost the driver more than parsing the values (40 % of a 50-row page of
- * 33 columns). `Row` is the tuple type of the select list.
+ * 33 columns). `Row` is the tuple type of the select list, whose column names must be distinct (inside a
+ * transaction the rows come back as objects and are read in key order).
  */
 export async function preparedTuples<Row extends unknown[]>(
   em: EntityManager,
