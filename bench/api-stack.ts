@@ -1,10 +1,15 @@
 // The HTTP API of the benchmarks that drive fleetflow through it: the app on a free port over a running test
 // backend, with the demo operator client signed in.
+import fs from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { createApp } from '../api/app.js';
-import { demoOperatorClient } from '../db/seed.js';
+import { connectOrm, migrateDatabase } from '../db/orm.js';
+import { demoOperatorClient, seedTenant } from '../db/seed.js';
+import { startEmbeddedPostgres } from '../platform/embedded-postgres.js';
 import type { TestBackend } from '../tests/support/stack.js';
 
 export interface BenchApi {
@@ -55,4 +60,44 @@ export async function startBenchApi(backend: TestBackend): Promise<BenchApi> {
     tenant: backend.seed.tenant,
   });
   return { base: `${origin}/v1/${backend.seed.tenant}`, token, close };
+}
+
+export interface BenchDatabase {
+  orm: MikroORM;
+  /** What the demo seed created for the `bench` tenant. */
+  seed: Awaited<ReturnType<typeof seedTenant>>;
+  /** Closes the ORM, stops PostgreSQL and removes its data directory. */
+  stop(): Promise<void>;
+}
+
+/** A throwaway embedded PostgreSQL, migrated, with the demo seed as tenant `bench`. */
+export async function startBenchDatabase(): Promise<BenchDatabase> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'fleetflow-bench-pg-'));
+  await fs.chmod(dataDir, 0o755);
+  const postgres = await startEmbeddedPostgres({ dataDir, port: 0, database: 'fleetflow_bench' });
+  const stopPostgres = async () => {
+    await postgres.stop();
+    await fs.rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const orm = await connectOrm(postgres.url);
+    try {
+      await migrateDatabase(orm);
+      const seed = await seedTenant(orm.em, 'bench', 'Bench Mobility');
+      return {
+        orm,
+        seed,
+        async stop() {
+          await orm.close();
+          await stopPostgres();
+        },
+      };
+    } catch (error) {
+      await orm.close();
+      throw error;
+    }
+  } catch (error) {
+    await stopPostgres();
+    throw error;
+  }
 }

@@ -6,9 +6,6 @@
 // Usage: npm run bench:booking-availability [-- seconds connections]   (defaults: 10 s, 10)
 //
 // The load generator runs in a worker thread (bench/http-load.ts) so it does not share the server's event loop.
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { loadInWorker, type LoadResult } from './http-load.js';
 
 await main();
@@ -18,22 +15,15 @@ async function main(): Promise<void> {
   const seconds = Number(process.argv[2] ?? 10);
   const connections = Number(process.argv[3] ?? 10);
   const { Client, Connection } = await import('@temporalio/client');
-  const { startEmbeddedPostgres } = await import('../platform/embedded-postgres.js');
-  const { connectOrm, migrateDatabase } = await import('../db/orm.js');
-  const { seedTenant } = await import('../db/seed.js');
-  const { serveApi } = await import('./api-stack.js');
+  const { serveApi, startBenchDatabase } = await import('./api-stack.js');
   const { checkBookingAdmission, heldWindow } = await import('../db/booking-availability.js');
   const { isDomainError } = await import('../domain/errors.js');
 
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'fleetflow-bench-pg-'));
-  await fs.chmod(dataDir, 0o755);
-  const postgres = await startEmbeddedPostgres({ dataDir, port: 0, database: 'fleetflow_bench' });
-  const orm = await connectOrm(postgres.url);
+  const database = await startBenchDatabase();
+  const { orm, seed } = database;
   // Searches never talk to Temporal; a lazy connection is never opened.
   const temporal = new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
   try {
-    await migrateDatabase(orm);
-    const seed = await seedTenant(orm.em, 'bench', 'Bench Mobility');
     const [station, secondStation] = seed.bookingStationIds;
     const connection = orm.em.getConnection();
     const [{ id: carsId }] = await connection.execute<Array<{ id: number }>>(
@@ -235,8 +225,6 @@ async function main(): Promise<void> {
     console.log(admissionLine('checkBookingAdmission, sequential', sequential));
     console.log(admissionLine('checkBookingAdmission, 8 at a time', eight));
   } finally {
-    await orm.close();
-    await postgres.stop();
-    await fs.rm(dataDir, { recursive: true, force: true });
+    await database.stop();
   }
 }

@@ -4,11 +4,8 @@
 // Usage: npm run bench:vehicle-list [-- seconds connections vehicles]   (defaults: 10 s, 50, 500)
 //
 // The load generator runs in a worker thread so it does not share the server's event loop.
-import fs from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { loadInWorker as loadOnItsOwnThread, type LoadInput, type LoadResult } from './http-load.js';
 import { cpuSnapshot, cpuSpent } from './process-cpu.js';
 
@@ -49,20 +46,13 @@ async function main(): Promise<void> {
   const connections = Number(process.argv[3] ?? 50);
   const vehicleCount = Number(process.argv[4] ?? 500);
   const { Client, Connection } = await import('@temporalio/client');
-  const { startEmbeddedPostgres } = await import('../platform/embedded-postgres.js');
-  const { connectOrm, migrateDatabase } = await import('../db/orm.js');
-  const { seedTenant } = await import('../db/seed.js');
-  const { serveApi } = await import('./api-stack.js');
+  const { serveApi, startBenchDatabase } = await import('./api-stack.js');
 
-  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'fleetflow-bench-pg-'));
-  await fs.chmod(dataDir, 0o755);
-  const postgres = await startEmbeddedPostgres({ dataDir, port: 0, database: 'fleetflow_bench' });
-  const orm = await connectOrm(postgres.url);
+  const database = await startBenchDatabase();
+  const { orm, seed } = database;
   // The list never talks to Temporal; a lazy connection is never opened.
   const temporal = new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
   try {
-    await migrateDatabase(orm);
-    const seed = await seedTenant(orm.em, 'bench', 'Bench Mobility');
     await orm.em.getConnection().execute(
       `insert into vehicle (tenant_id, code, branch_id, category_id, rental_state, service_state_v2, battery_level,
          power_state, offline, locked, charging, tags, custom_properties, created_at, updated_at, virtual,
@@ -132,9 +122,7 @@ async function main(): Promise<void> {
     console.log(line('floor: bare node:http, same statement', floor));
     await closeApi();
   } finally {
-    await orm.close();
-    await postgres.stop();
-    await fs.rm(dataDir, { recursive: true, force: true });
+    await database.stop();
   }
 }
 
