@@ -184,6 +184,44 @@ describe('vehicles over HTTP', () => {
     expect(search.headers.get('x-total-count')).toBe('8');
   });
 
+  test('GET /vehicles filters: LIKE wildcards taken literally, several states, offline, tag, sort; rows as the detail shows them', async () => {
+    const { branchId } = backend.seed;
+    const list = (query: string) =>
+      call('GET', stack.back(`/vehicles?branchId=${branchId}&size=50${query}`), { token: operator });
+    const total = (response: { headers: Headers }) => Number(response.headers.get('x-total-count'));
+    type Row = { id: number; code: string; serviceStateV2: string; offline: boolean; tags: string[] };
+    const all = (await list('')).body as Row[];
+    expect(all).toHaveLength(24);
+    // '%', '_' and '\' match themselves, not any text.
+    for (const wildcard of ['%25', '_', '%5C']) expect(total(await list(`&search=${wildcard}`))).toBe(0);
+    const states = [...new Set(all.map((vehicle) => vehicle.serviceStateV2))].slice(0, 2);
+    expect(total(await list(states.map((state) => `&serviceStateV2=${state}`).join('')))).toBe(
+      all.filter((vehicle) => states.includes(vehicle.serviceStateV2)).length,
+    );
+    expect(total(await list('&offline=true'))).toBe(all.filter((vehicle) => vehicle.offline).length);
+    const tag = all.flatMap((vehicle) => vehicle.tags)[0];
+    if (tag)
+      expect(total(await list(`&tag=${encodeURIComponent(tag)}`))).toBe(
+        all.filter((vehicle) => vehicle.tags.includes(tag)).length,
+      );
+    const codes = async (sort: string) =>
+      ((await list(`&sort=${sort}`)).body as Row[]).map((vehicle) => vehicle.code);
+    expect(await codes('code,desc')).toEqual((await codes('code,asc')).reverse());
+    // A row of the list is what the vehicle's own endpoint answers (fields telemetry may move aside).
+    const volatile = [
+      'lastSeenAt',
+      'updatedAt',
+      'stateOfCharge',
+      'iotStateOfCharge',
+      'batteryLevel',
+      'position',
+    ];
+    const stable = (vehicle: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(vehicle).filter(([key]) => !volatile.includes(key)));
+    const detail = await call('GET', stack.back(`/vehicles/${all[0]!.id}`), { token: operator });
+    expect(stable(all[0]! as unknown as Record<string, unknown>)).toEqual(stable(detail.body));
+  });
+
   test("another branch's vehicle and list are refused", async () => {
     const { otherBranchId } = backend.seed;
     const list = await call('GET', stack.back(`/vehicles?branchId=${otherBranchId}`), { token: operator });
