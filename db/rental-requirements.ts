@@ -230,7 +230,7 @@ const hasCapacityPolicy = (areas: PreparedAreas) =>
  * Where a rental of `branchId` may end: its own branch, then its outgoing compatible branches in order, with
  * each one's time zone (a branch that no longer exists has none). From the read cache: every END asks.
  */
-async function endBranchCandidates(
+export async function endBranchCandidates(
   em: EntityManager,
   tenant: string,
   branchId: number,

@@ -1,10 +1,23 @@
-// The read cache (db/read-cache.ts) never outlives a write: grants, clients, branches and category
-// configuration changed through the ORM count on the very next request; writes it cannot see count
-// within READ_CACHE_TTL_MS.
-import { ApiClient, Branch, Role, RoleAssignment, Vehicle, VehicleCategory } from '../db/entities/index.js';
+// The read cache (db/read-cache.ts) never outlives a write: grants, clients, branches, category
+// configuration, settings, areas and compatible branches changed through the ORM (or the API) count on
+// the very next read; writes it cannot see count within READ_CACHE_TTL_MS.
+import {
+  ApiClient,
+  Area,
+  Branch,
+  Role,
+  RoleAssignment,
+  Setting,
+  Vehicle,
+  VehicleCategory,
+} from '../db/entities/index.js';
 import { inTenantTransaction, tenantEm } from '../db/orm.js';
 import { READ_CACHE_TTL_MS } from '../db/read-cache.js';
 import { categoryConfiguration } from '../db/categories.js';
+import { loadBranchGeofence } from '../db/areas.js';
+import { endBranchCandidates } from '../db/rental-requirements.js';
+import { effectiveSetting, settingOrDefaults } from '../db/settings.js';
+import { demoOperatorClient } from '../db/seed.js';
 import { hashSecret } from '../platform/secrets.js';
 import { expectError, startHttpStack, type HttpStack } from './support/http.js';
 
@@ -133,4 +146,69 @@ test('a transaction serves cached entries and sees its own category writes; a ro
     }),
   ).rejects.toBe(rolledBack);
   expect(await outside()).toBe(original);
+});
+
+test('a setting changed through the ORM counts on the next read', async () => {
+  const em = tenantEm(stack.backend.orm, tenant);
+  const key = 'cache.test';
+  const read = () =>
+    settingOrDefaults(tenantEm(stack.backend.orm, tenant), tenant, key, branchId, { level: 0 });
+  expect(await read()).toEqual({ level: 0 });
+  const row = em.create(Setting, {
+    key,
+    name: 'cache test',
+    area: 'CORE',
+    valueType: 'JSON',
+    branchIds: [0],
+    value: { level: 1 },
+  });
+  await em.flush();
+  expect(await read()).toEqual({ level: 1 });
+  row.value = { level: 2 };
+  await em.flush();
+  expect(await read()).toEqual({ level: 2 });
+  // What the cache hands out is frozen: no reader changes another's.
+  const cached = await effectiveSetting(tenantEm(stack.backend.orm, tenant), tenant, key, branchId);
+  expect(Object.isFrozen(cached?.value)).toBe(true);
+  await em.remove(row).flush();
+  expect(await read()).toEqual({ level: 0 });
+});
+
+test('an area switched off and on counts at once for where rentals may end', async () => {
+  const em = tenantEm(stack.backend.orm, tenant);
+  const geofence = async () =>
+    (await loadBranchGeofence(tenantEm(stack.backend.orm, tenant), tenant, branchId)).areas.map(
+      (area) => area.id,
+    );
+  const before = await geofence();
+  expect(before.length).toBeGreaterThan(0);
+  const area = await em.findOneOrFail(Area, { id: before[0]! });
+  area.status = 'INACTIVE';
+  await em.flush();
+  expect(await geofence()).toEqual(before.slice(1));
+  area.status = 'ACTIVE';
+  await em.flush();
+  expect(new Set(await geofence())).toEqual(new Set(before));
+});
+
+test('compatible branches replaced through the API count at once for where rentals may end', async () => {
+  const operator = await stack.token(tenant, demoOperatorClient);
+  const { cityBranchId } = stack.backend.seed;
+  const candidates = async () =>
+    (await endBranchCandidates(tenantEm(stack.backend.orm, tenant), tenant, branchId)).candidates;
+  const replace = (entries: unknown[]) =>
+    stack.call('PUT', stack.back(`/branches/${branchId}/compatible-branches`), {
+      token: operator,
+      body: entries,
+    });
+  const original = await stack.call('GET', stack.back(`/branches/${branchId}/compatible-branches`), {
+    token: operator,
+  });
+  expect((await candidates())[0]).toBe(branchId);
+  expect((await replace([{ branchId: cityBranchId, isIncoming: false, isOutgoing: true }])).status).toBe(200);
+  expect(await candidates()).toEqual([branchId, cityBranchId]);
+  // Removing every link writes nothing through the unit of work: the route empties the cache itself.
+  expect((await replace([])).status).toBe(200);
+  expect(await candidates()).toEqual([branchId]);
+  expect((await replace(original.body as unknown[])).status).toBe(200);
 });
