@@ -1,9 +1,10 @@
 // Hot reads as server-side prepared statements on the ORM's own `pg` pool. PostgreSQL parses and plans a
 // statement once per pooled connection instead of on every request (for the vehicle list that was a third
 // of the database's time per request), and the rows skip the ORM's query builder and result mapping.
-// Only for reads outside a transaction: a transaction's statements must run on its own connection.
+// Inside a transaction a statement runs unprepared on the transaction's own connection, bound the same way.
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { CompiledQuery, type Transaction } from 'kysely';
 
 /** Statement names by SQL text: one name per distinct text, at most a few dozen per query shape. */
 const statementNames = new Map<string, string>();
@@ -22,8 +23,8 @@ function statementName(text: string): string {
 
 /**
  * Runs `text` (with `$1`, `$2`, … placeholders) as a named prepared statement and answers its rows, typed
- * like `em.execute` (the pool carries the ORM's type parsers). Inside a transaction it runs through the
- * EntityManager instead, on the transaction's connection. `text` must not embed client values: the set of
+ * like `em.execute` (the pool carries the ORM's type parsers). Inside a transaction it runs on the
+ * transaction's connection instead. `text` must not embed client values: the set of
  * distinct texts must stay small (filters choose among fixed fragments, values go in `values`).
  */
 export async function preparedRows<Row>(
@@ -31,7 +32,7 @@ export async function preparedRows<Row>(
   text: string,
   values: readonly unknown[],
 ): Promise<Row[]> {
-  if (em.isInTransaction()) return em.execute<Row[]>(...positional(text, values));
+  if (em.isInTransaction()) return inTransaction<Row>(em, text, values);
   const pool = await em.getConnection().getNativeClient();
   const result = await pool.query<Row & Record<string, unknown>>({
     name: statementName(text),
@@ -52,10 +53,10 @@ export async function preparedTuples<Row extends unknown[]>(
   text: string,
   values: readonly unknown[],
 ): Promise<Row[]> {
-  if (em.isInTransaction()) {
-    const rows = await em.execute<Record<string, unknown>[]>(...positional(text, values));
-    return rows.map((row) => Object.values(row) as Row);
-  }
+  if (em.isInTransaction())
+    return (await inTransaction<Record<string, unknown>>(em, text, values)).map(
+      (row) => Object.values(row) as Row,
+    );
   const pool = await em.getConnection().getNativeClient();
   const result = await pool.query<Row>({
     name: statementName(text),
@@ -66,8 +67,16 @@ export async function preparedTuples<Row extends unknown[]>(
   return result.rows;
 }
 
-/** `$n` placeholders as `em.execute` takes them: positional `?`, one value per occurrence. */
-function positional(text: string, values: readonly unknown[]): [string, unknown[]] {
-  const occurrences = [...text.matchAll(/\$(\d+)/g)].map((match) => values[Number(match[1]) - 1]);
-  return [text.replace(/\$\d+/g, '?'), occurrences];
+/**
+ * The statement on the transaction's own connection, with its `$n` parameters bound by the driver, as the
+ * pool path binds them (`em.execute` would inline the values into the text, expanding arrays into lists).
+ */
+async function inTransaction<Row>(
+  em: EntityManager,
+  text: string,
+  values: readonly unknown[],
+): Promise<Row[]> {
+  const transaction = em.getTransactionContext<Transaction<unknown>>();
+  if (!transaction) throw new Error('inside a transaction, but it has no context');
+  return (await transaction.executeQuery<Row>(CompiledQuery.raw(text, [...values]))).rows;
 }

@@ -1,7 +1,8 @@
 // Fleet end to end: vehicles, categories, commands through the real broker and simulator, telemetry,
 // offline detection and IoT modules; every response validated against the OpenAPI documents.
 import { Branch, Event, IotModule, Vehicle, VehicleCommand, VehicleTelemetry } from '../db/entities/index.js';
-import { tenantEm } from '../db/orm.js';
+import { inTenantTransaction, tenantEm } from '../db/orm.js';
+import { vehiclePage } from '../db/fleet.js';
 import { demoAppClient, demoOperatorClient } from '../db/seed.js';
 import { commandTopic, encodeMessage, telemetryTopic } from '../devices/protocol.js';
 import { markSilentVehiclesOffline } from '../workers/telemetry-ingestor.js';
@@ -220,6 +221,34 @@ describe('vehicles over HTTP', () => {
       Object.fromEntries(Object.entries(vehicle).filter(([key]) => !volatile.includes(key)));
     const detail = await call('GET', stack.back(`/vehicles/${all[0]!.id}`), { token: operator });
     expect(stable(all[0]! as unknown as Record<string, unknown>)).toEqual(stable(detail.body));
+  });
+
+  test('the vehicle page reads the same inside a transaction (its connection, parameters bound) as outside (the prepared statement)', async () => {
+    const { tenant, branchId } = backend.seed;
+    const page = (manager: ReturnType<typeof em>) =>
+      vehiclePage(
+        manager,
+        tenant,
+        { branchIds: [branchId], search: '-', serviceStatesV2: ['FUNCTIONAL', 'INSPECT'], offline: false },
+        { field: 'code', direction: 'desc' },
+        { limit: 7, offset: 3 },
+      );
+    const outside = await page(em());
+    expect(outside.vehicles).toHaveLength(7);
+    const inside = await inTenantTransaction(backend.orm, tenant, (tx) => page(tx));
+    expect(inside).toEqual(outside);
+    // Past the end: no rows, the total still counted.
+    const beyond = await vehiclePage(
+      em(),
+      tenant,
+      { branchIds: [branchId] },
+      { field: 'id', direction: 'asc' },
+      {
+        limit: 50,
+        offset: 500,
+      },
+    );
+    expect(beyond).toEqual({ vehicles: [], total: 24 });
   });
 
   test("another branch's vehicle and list are refused", async () => {
