@@ -2,7 +2,10 @@
 // latency percentiles. `loadInWorker` runs it in a worker thread (this very module), so the load generator
 // does not share the event loop of the server it measures.
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import http from 'node:http';
+import autocannon from 'autocannon';
+
+/** autocannon's own aggregation (exported, missing from its type declarations). */
+type AggregateResult = (results: autocannon.Result[], options: autocannon.Options) => autocannon.Result;
 
 export interface LoadInput {
   url: string;
@@ -19,39 +22,30 @@ export interface LoadResult {
   p99: number;
 }
 
-/** Keeps `connections` keep-alive requests in flight for the duration; latency percentiles in ms. */
+/**
+ * Keeps `connections` keep-alive requests in flight for the duration; latency percentiles in whole ms
+ * (autocannon's resolution). autocannon reads answers without building response objects: half the CPU per
+ * request of node's http client (49 against 105 µs on /health/live), CPU the server it measures gets back
+ * on a two-core machine.
+ */
 export async function load(input: LoadInput): Promise<LoadResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: input.connections });
-  const latencies: number[] = [];
-  let errors = 0;
-  const started = performance.now();
-  const deadline = started + input.seconds * 1000;
-  const one = () =>
-    new Promise<void>((resolve) => {
-      const begin = performance.now();
-      const request = http.get(input.url, { agent, headers: input.headers }, (response) => {
-        response.resume();
-        response.on('end', () => {
-          if (response.statusCode !== 200) errors += 1;
-          latencies.push(performance.now() - begin);
-          resolve();
-        });
-      });
-      request.on('error', () => {
-        errors += 1;
-        resolve();
-      });
-    });
-  await Promise.all(
-    Array.from({ length: input.connections }, async () => {
-      while (performance.now() < deadline) await one();
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))] ?? 0;
-  return { requests: latencies.length, errors, seconds, p50: at(0.5), p99: at(0.99) };
+  const options = {
+    url: input.url,
+    headers: input.headers,
+    connections: input.connections,
+    duration: input.seconds,
+    pipelining: 1,
+  };
+  // Off the main thread autocannon answers its raw histograms, for a parent to aggregate.
+  const aggregate = (autocannon as unknown as { aggregateResult: AggregateResult }).aggregateResult;
+  const result = aggregate([await autocannon(options)], options);
+  return {
+    requests: result.requests.total,
+    errors: result.errors + result.timeouts + result.non2xx,
+    seconds: result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+  };
 }
 
 /** Runs `load` in a worker thread and answers its result. */
