@@ -144,7 +144,8 @@ export interface RouteDeclaration<
   bodyRequired?: boolean;
   /** Paged list: adds `page` and `size` to the query and the X-Total-* headers to the 200 response. */
   paged?: { defaultSize: number; maxSize?: number };
-  access: Access<ContextOf<P, Q, B, H>>;
+  /** Checked against the route's context, never used to infer it: access helpers can be shared among routes. */
+  access: NoInfer<Access<ContextOf<P, Q, B, H>>>;
   /**
    * Whether a bearer token is required (default), optional (anonymous calls allowed; a token sent must be
    * valid) or not read at all. Routes with `anonymous` access default to `none`.

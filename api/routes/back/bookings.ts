@@ -220,6 +220,13 @@ export const bookingOf = (ctx: RouteContext<{ bookingId: number }>) =>
 /** The start station of the booking of the path: where its permissions are checked. */
 const bookingBranch = async (ctx: RouteContext<{ bookingId: number }>) => (await bookingOf(ctx)).branch.id;
 
+/** Access to the booking of the path: `permission` on its start station. */
+const onTheBooking = (permission: string) => ({
+  permission,
+  branchOf: 'the booking (start station)',
+  branch: bookingBranch,
+});
+
 /** The booking workflow of a booking. */
 export const bookingWorkflow = (ctx: RouteContext, bookingId: number) =>
   ctx.services.temporal.workflow.getHandle(bookingWorkflowId(ctx.tenant, bookingId));
@@ -667,11 +674,7 @@ export const getBooking = defineRoute({
   summary: 'One booking',
   tags,
   params: BookingIdParams,
-  access: {
-    permission: 'BOOKING_READ',
-    branchOf: 'the booking (start station)',
-    branch: (ctx) => bookingBranch(ctx),
-  },
+  access: onTheBooking('BOOKING_READ'),
   responses: { 200: { description: 'The booking', schema: BookingSchema } },
   errors: ['B300'],
   async handler(ctx) {
@@ -706,11 +709,7 @@ export const adminUpdateBooking = defineRoute({
   tags,
   params: BookingIdParams,
   body: AdminUpdateBooking,
-  access: {
-    permission: 'BOOKING_UPDATE',
-    branchOf: 'the booking (start station)',
-    branch: (ctx) => bookingBranch(ctx),
-  },
+  access: onTheBooking('BOOKING_UPDATE'),
   responses: { 200: { description: 'The updated booking', schema: BookingSchema } },
   errors: [...bookingUpdateErrors, 'B316'],
   async handler(ctx) {
@@ -742,11 +741,7 @@ export const adminPickupBooking = defineRoute({
       Type.Boolean({ default: false, description: 'Administrative override of the start requirements.' }),
     ),
   }),
-  access: {
-    permission: 'BOOKING_PICKUP',
-    branchOf: 'the booking (start station)',
-    branch: (ctx) => bookingBranch(ctx),
-  },
+  access: onTheBooking('BOOKING_PICKUP'),
   responses: { 200: { description: 'The booking with its rental', schema: BookingSchema } },
   errors: bookingPickupErrors,
   async handler(ctx) {
@@ -774,11 +769,7 @@ export const approveBooking = defineRoute({
   tags,
   params: BookingIdParams,
   body: BookingApproval,
-  access: {
-    permission: 'BOOKING_APPROVE',
-    branchOf: 'the booking (start station)',
-    branch: (ctx) => bookingBranch(ctx),
-  },
+  access: onTheBooking('BOOKING_APPROVE'),
   responses: { 200: { description: 'The booking', schema: BookingSchema } },
   errors: ['B300', 'B304', 'B307', 'B308', 'B312', 'B313'],
   async handler(ctx) {
@@ -815,11 +806,7 @@ export const adminCancelBooking = defineRoute({
   tags,
   params: BookingIdParams,
   body: AdminCancelBooking,
-  access: {
-    permission: 'BOOKING_CANCEL',
-    branchOf: 'the booking (start station)',
-    branch: (ctx) => bookingBranch(ctx),
-  },
+  access: onTheBooking('BOOKING_CANCEL'),
   responses: { 200: { description: 'The cancelled booking', schema: BookingSchema } },
   errors: ['B300', 'B304', 'B312', 'B313', 'ODP101'],
   async handler(ctx) {
@@ -842,11 +829,7 @@ export const deliverBooking = defineRoute({
   tags,
   params: BookingIdParams,
   query: Type.Object({ vehicleId: Id() }),
-  access: {
-    permission: 'BOOKING_DELIVER',
-    branchOf: 'the booking (start station)',
-    branch: (ctx) => bookingBranch(ctx),
-  },
+  access: onTheBooking('BOOKING_DELIVER'),
   responses: { 200: { description: 'The delivered booking', schema: BookingSchema } },
   errors: ['B300', 'B303', 'B304', 'B309', 'B312', 'B313', 'V404'],
   async handler(ctx) {
@@ -911,11 +894,7 @@ export const bookingBillingOverview = defineRoute({
   summary: "A booking's money: pinned version, estimate or final price, cancellation terms, invoice",
   tags,
   params: BookingIdParams,
-  access: {
-    permission: 'BOOKING_READ',
-    branchOf: 'the booking (start station)',
-    branch: (ctx) => bookingBranch(ctx),
-  },
+  access: onTheBooking('BOOKING_READ'),
   responses: { 200: { description: 'The billing overview', schema: BillingOverview } },
   errors: ['B300'],
   async handler(ctx) {
