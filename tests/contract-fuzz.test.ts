@@ -39,6 +39,55 @@ const EXTRA_CUSTOMERS = 20;
  */
 const MAX_AUTH_ONLY_OPERATIONS = 5;
 const FUZZ_CASES_PER_DOCUMENT = Number(process.env.FLEETFLOW_FUZZ_CASES ?? 1500);
+/**
+ * Resources (first path segment below /back) of the operator document's first shard: the fleet and the
+ * rentals, whose OpenAPI links (adminAddRental → getRental, rentalOperation, cancelReservation,
+ * entityEvents) the stateful phase follows, so every linked operation stays in this shard. Roughly half
+ * of the document's run time.
+ */
+const FLEET_AND_RENTALS =
+  '^/v1/[^/]+/back/(vehicles|vehicles-management|iot-modules|categories|damages|rentals|rental-requirements|rental-authority|\\{entityType\\})(/|$)';
+
+/** One `st run`: a document, or a shard of it by path. */
+interface FuzzRun {
+  name: string;
+  document: 'back' | 'front';
+  /** `st` filter arguments selecting the shard's operations (none: the whole document). */
+  filter: string[];
+  /** Whether the stateful phase must have followed links (the shard holds the rentals). */
+  expectsLinks: boolean;
+  /** Checks this run leaves out, besides use_after_free (see the runs). */
+  excludeChecks: string[];
+}
+
+/**
+ * The runs, started together: one `st` process is bound to one core by Python's interpreter lock and the
+ * API to the other, and in turns neither keeps its core busy; three at once do (the operator document
+ * alone took 5.5-7.5 minutes, the suite's longest part). Every operation is in exactly one run, with the
+ * same number of cases as a run of its whole document.
+ */
+const FUZZ_RUNS: readonly FuzzRun[] = [
+  {
+    name: 'operator API, fleet and rentals',
+    document: 'back',
+    filter: ['--include-path-regex', FLEET_AND_RENTALS],
+    expectsLinks: true,
+    excludeChecks: [],
+  },
+  {
+    name: 'operator API, everything else',
+    document: 'back',
+    filter: ['--exclude-path-regex', FLEET_AND_RENTALS],
+    expectsLinks: false,
+    // ensure_resource_availability (ST302) takes any 404 from an operation on a just-created resource for
+    // "created resource not found". Here the linked updates (branches, bookings, areas, …) name other
+    // resources in their bodies and answer 404 with that resource's code when it does not exist (B405 for
+    // a business unit, as the catalogue says), which the check cannot tell apart. Where it can, in the
+    // rental links (no body references), it stays on; the API tests read back what they create.
+    excludeChecks: ['ensure_resource_availability'],
+  },
+  { name: 'app API', document: 'front', filter: [], expectsLinks: false, excludeChecks: [] },
+];
 const configTemplate = path.join(repoRoot, 'tests', 'support', 'schemathesis.toml');
 
 let backend: TestBackend;
@@ -102,7 +151,7 @@ async function customerToken(): Promise<string> {
 }
 
 /** The schemathesis configuration plus the `[dictionaries.*]` of ids that exist in this run's tenant. */
-async function writeConfig(): Promise<string> {
+async function writeConfig(directory: string): Promise<string> {
   const em = tenantEm(backend.orm, backend.seed.tenant);
   const customers = await em.find(Customer, {}, { orderBy: { id: 'asc' } });
   const vehicles = await em.find(Vehicle, {}, { orderBy: { id: 'asc' } });
@@ -116,7 +165,7 @@ async function writeConfig(): Promise<string> {
   const generated = Object.entries(dictionaries)
     .map(([name, values]) => `[dictionaries.${name}]\nvalues = [${values.join(', ')}]\n`)
     .join('\n');
-  const file = path.join(workDir, 'schemathesis.toml');
+  const file = path.join(directory, 'schemathesis.toml');
   const template = await fs.readFile(configTemplate, 'utf8');
   await fs.writeFile(
     file,
@@ -248,13 +297,17 @@ function distinctFaults(faults: string[]): string[] {
 }
 
 /** Runs `st run` against one document; resolves with the exit code and the combined output. */
-function runSchemathesis(args: string[], bearer: string): Promise<{ code: number | null; output: string }> {
+function runSchemathesis(
+  args: string[],
+  bearer: string,
+  cwd: string,
+): Promise<{ code: number | null; output: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, FLEETFLOW_FUZZ_BEARER: bearer, NO_COLOR: '1' };
   // Every request goes to 127.0.0.1: no proxy may see (or redirect) them.
   for (const name of ['http_proxy', 'https_proxy', 'all_proxy', 'HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY'])
     delete env[name];
   return new Promise((resolve, reject) => {
-    const child = spawn(st, args, { cwd: workDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(st, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const append = (chunk: Buffer) => {
       output += chunk.toString('utf8');
@@ -277,29 +330,38 @@ function runSchemathesis(args: string[], bearer: string): Promise<{ code: number
   });
 }
 
-async function fuzz(documentName: 'back' | 'front'): Promise<void> {
+async function fuzz(run: FuzzRun): Promise<void> {
+  const documentName = run.document;
   const response = await fetch(`${baseUrl}/openapi/${documentName}.json`);
   expect(response.status).toBe(200);
   const document = pinTenant((await response.json()) as Json, backend.seed.tenant);
-  const schemaFile = path.join(workDir, `${documentName}.json`);
+  const runDir = await fs.mkdtemp(path.join(workDir, `${documentName}-`));
+  const schemaFile = path.join(runDir, `${documentName}.json`);
   await fs.writeFile(schemaFile, JSON.stringify(document, null, 2));
-  if (documentName === 'back') await expectConfiguredOperations();
-  const config = await writeConfig();
+  const config = await writeConfig(runDir);
   const faultsBefore = serverFaults.length;
   const started = Date.now();
   // Every check but use_after_free: the API's only DELETE cancels a reservation, which stays readable
   // as CANCELLED, as the spec says (see [checks.use_after_free] in the settings).
-  const checks = ['--checks', 'all', '--exclude-checks', 'use_after_free'];
+  const checks = ['--checks', 'all', '--exclude-checks', ['use_after_free', ...run.excludeChecks].join(',')];
+  // Cases per operation as for the whole document, whichever shard runs it.
   const examples = ['--max-examples', String(examplesPerOperation(document))];
   const { code, output } = await runSchemathesis(
-    ['--config-file', config, 'run', schemaFile, '--url', baseUrl, ...checks, ...examples, '--no-color'],
+    [
+      ...['--config-file', config, 'run', schemaFile, '--url', baseUrl],
+      ...run.filter,
+      ...checks,
+      ...examples,
+      '--no-color',
+    ],
     tokens[documentName],
+    runDir,
   );
   const seconds = Math.round((Date.now() - started) / 1000);
   // The stateful phase runs only once links are known (inferred from Location headers of created
   // rentals); without it the operator API would only be fuzzed one call at a time.
   const linksCovered = Number(output.match(/API Links:\s+(\d+) covered/)?.[1] ?? 0);
-  if (code === 0 && documentName === 'back' && linksCovered === 0) {
+  if (code === 0 && run.expectsLinks && linksCovered === 0) {
     throw new Error(
       `the stateful phase followed no link (no rental was created?), so call sequences went untested:\n\n${output}`,
     );
@@ -313,18 +375,24 @@ async function fuzz(documentName: 'back' | 'front'): Promise<void> {
     );
   }
   if (code !== 0) {
+    // The other runs go on meanwhile: their faults are listed too.
     const faults = distinctFaults(serverFaults.slice(faultsBefore));
     const verdict = /^=+ FAILURES =+$/m.test(output)
       ? 'found contract violations in'
       : 'could not complete its run against';
     throw new Error(
-      `schemathesis (exit code ${code}, ${seconds} s) ${verdict} /openapi/${documentName}.json ` +
+      `schemathesis (${run.name}: exit code ${code}, ${seconds} s) ${verdict} /openapi/${documentName}.json ` +
         `(served at ${baseUrl}, tenant pinned to ${backend.seed.tenant}; the curl lines need ` +
         `"Authorization: Bearer <token of scope ${documentName}>" instead of [Filtered]):\n\n${output}` +
-        (faults.length ? `\n\nDistinct faults the API logged during the run:\n${faults.join('\n')}` : ''),
+        (faults.length
+          ? `\n\nDistinct faults the API logged during the run (from any of the concurrent runs):\n${faults.join('\n')}`
+          : ''),
     );
   }
 }
+
+/** The runs in flight, started once the backend is up; each test awaits its own. */
+const runs = new Map<string, Promise<void>>();
 
 beforeAll(async () => {
   // First run only: creates the venv and installs schemathesis from PyPI (about 30 s).
@@ -363,6 +431,13 @@ beforeAll(async () => {
   // The app document is fuzzed as the signed-in demo customer: its current-user routes refuse an app
   // client token alone (0001), and every other app route accepts any front token.
   tokens.front = await customerToken();
+  await expectConfiguredOperations();
+  for (const run of FUZZ_RUNS) {
+    const done = fuzz(run);
+    // Handled here so a run failing before its test awaits it is not an unhandled rejection.
+    done.catch(() => undefined);
+    runs.set(run.name, done);
+  }
 }, 600_000);
 
 afterAll(async () => {
@@ -372,6 +447,5 @@ afterAll(async () => {
 });
 
 describe('contract fuzzing with schemathesis (all checks, stateful phase included)', () => {
-  test('operator API: /openapi/back.json', () => fuzz('back'), RUN_LIMIT_MS + 30_000);
-  test('app API: /openapi/front.json', () => fuzz('front'), RUN_LIMIT_MS + 30_000);
+  for (const run of FUZZ_RUNS) test(run.name, () => runs.get(run.name)!, RUN_LIMIT_MS + 30_000);
 });
