@@ -1,6 +1,7 @@
 // Counts the SQL statements of one rental lifecycle (create → START → PARK → DRIVE → END) through the
-// real stack, per step, grouped by statement shape: what the rental lifecycle bench's CPU goes to in the
-// database layer. Lifecycles run one at a time, so each statement is attributed to its step.
+// real stack, per step, grouped by statement shape, and the CPU each step costs the bench process, the
+// Temporal server and PostgreSQL: where the rental lifecycle bench's CPU goes. Lifecycles run one at a
+// time, so each statement and CPU second is attributed to its step.
 // Usage: npm run bench:lifecycle-queries [-- lifecycles]   (default 5; the first one is a warm-up)
 import { Connection } from '@mikro-orm/core';
 import { Customer, Vehicle } from '../db/entities/index.js';
@@ -8,6 +9,7 @@ import { tenantEm } from '../db/orm.js';
 import { startThrowawayInfrastructure } from '../tests/support/infrastructure.js';
 import { startTestBackend } from '../tests/support/stack.js';
 import { startBenchApi } from './api-stack.js';
+import { cpuSnapshot, cpuSpent, type CpuGroup } from './process-cpu.js';
 import { lifecycleSteps, type LifecycleStep } from './lifecycle-stats.js';
 import { rentalWorkflowId } from '../workflows/rental.messages.js';
 
@@ -57,16 +59,29 @@ prototype.logQuery = function (query, context) {
 
 // Telemetry of the ride is written by the ingestor in the background: let it settle before each step.
 const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+// CPU seconds per step and group, from the request until its answer (background work after it, such as
+// the workflow's last task after END answered, is not counted).
+const cpuGroups: CpuGroup[] = ['bench process', 'Temporal server', 'PostgreSQL'];
+const cpu = new Map<LifecycleStep, Record<CpuGroup, number>>();
 const run = async (step: LifecycleStep, work: () => Promise<unknown>) => {
   await settle();
   current = step;
+  const before = cpuSnapshot();
   await work();
+  const spent = cpuSpent(before, cpuSnapshot());
+  const sum = cpu.get(step) ?? { ...spent, ...Object.fromEntries(cpuGroups.map((group) => [group, 0])) };
+  for (const group of cpuGroups) sum[group] += spent[group];
+  cpu.set(step, sum);
   await settle();
   current = undefined;
 };
 let rentalId = 0;
 for (let index = 0; index < lifecycles; index += 1) {
-  if (index === 1) for (const list of statements.values()) list.length = 0; // the first one warms up
+  if (index === 1) {
+    // the first one warms up
+    for (const list of statements.values()) list.length = 0;
+    cpu.clear();
+  }
   rentalId = 0;
   await run('create', async () => {
     rentalId = (await call('POST', '/rentals', { guserId: customer.id, vehicleId: vehicle!.id })).id;
@@ -111,6 +126,16 @@ console.log(
   `\ntotal: ${(total / measured).toFixed(1)} statements per lifecycle, ` +
     `${((total - refills) / measured).toFixed(1)} without read-cache refills`,
 );
+
+const ms = (seconds: number) => ((seconds * 1000) / measured).toFixed(1).padStart(6);
+console.log(`\nCPU per step, ms per lifecycle (${cpuGroups.join(' / ')}; /proc ticks are 10 ms):`);
+const totals = Object.fromEntries(cpuGroups.map((group) => [group, 0])) as Record<CpuGroup, number>;
+for (const step of lifecycleSteps) {
+  const spent = cpu.get(step)!;
+  for (const group of cpuGroups) totals[group] += spent[group];
+  console.log(`  ${step.padEnd(7)} ${cpuGroups.map((group) => ms(spent[group])).join(' /')}`);
+}
+console.log(`  ${'total'.padEnd(7)} ${cpuGroups.map((group) => ms(totals[group])).join(' /')}`);
 
 // What the Temporal server stores for one lifecycle: the last rental's history, by event type.
 const history = await backend.client.workflow
