@@ -12,6 +12,7 @@ import { startBenchApi } from './api-stack.js';
 import { cpuSnapshot, cpuSpent, type CpuGroup } from './process-cpu.js';
 import { lifecycleSteps, type LifecycleStep } from './lifecycle-stats.js';
 import { rentalWorkflowId } from '../workflows/rental.messages.js';
+import proto from '@temporalio/proto';
 
 process.env.LOG_LEVEL ??= 'warn';
 const lifecycles = Number(process.argv[2] ?? 5);
@@ -60,17 +61,31 @@ prototype.logQuery = function (query, context) {
 // Telemetry of the ride is written by the ingestor in the background: let it settle before each step.
 const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
 // CPU seconds per step and group, from the request until its answer (background work after it, such as
-// the workflow's last task after END answered, is not counted).
+// the workflow's last task after END answered, is not counted), less what the same time costs idle: the
+// simulated fleet's telemetry, its ingestion and the worker's polls run all the time.
 const cpuGroups: CpuGroup[] = ['bench process', 'Temporal server', 'PostgreSQL'];
+const zero = (): Record<CpuGroup, number> => ({
+  ...cpuSnapshot(),
+  'bench process': 0,
+  'Temporal server': 0,
+  PostgreSQL: 0,
+});
+const idleBefore = cpuSnapshot();
+const idleStarted = performance.now();
+await new Promise((resolve) => setTimeout(resolve, 5_000));
+const idlePerMs = cpuSpent(idleBefore, cpuSnapshot());
+const idleMs = performance.now() - idleStarted;
 const cpu = new Map<LifecycleStep, Record<CpuGroup, number>>();
 const run = async (step: LifecycleStep, work: () => Promise<unknown>) => {
   await settle();
   current = step;
   const before = cpuSnapshot();
+  const started = performance.now();
   await work();
   const spent = cpuSpent(before, cpuSnapshot());
-  const sum = cpu.get(step) ?? { ...spent, ...Object.fromEntries(cpuGroups.map((group) => [group, 0])) };
-  for (const group of cpuGroups) sum[group] += spent[group];
+  const elapsedMs = performance.now() - started;
+  const sum = cpu.get(step) ?? zero();
+  for (const group of cpuGroups) sum[group] += spent[group] - (idlePerMs[group] * elapsedMs) / idleMs;
   cpu.set(step, sum);
   await settle();
   current = undefined;
@@ -128,8 +143,11 @@ console.log(
 );
 
 const ms = (seconds: number) => ((seconds * 1000) / measured).toFixed(1).padStart(6);
-console.log(`\nCPU per step, ms per lifecycle (${cpuGroups.join(' / ')}; /proc ticks are 10 ms):`);
-const totals = Object.fromEntries(cpuGroups.map((group) => [group, 0])) as Record<CpuGroup, number>;
+console.log(
+  `\nCPU per step, ms per lifecycle (${cpuGroups.join(' / ')}; /proc ticks are 10 ms), less idle: ` +
+    cpuGroups.map((group) => `${((idlePerMs[group] * 1e6) / idleMs).toFixed(0)} ms/s`).join(' / '),
+);
+const totals = zero();
 for (const step of lifecycleSteps) {
   const spent = cpu.get(step)!;
   for (const group of cpuGroups) totals[group] += spent[group];
@@ -143,7 +161,10 @@ const history = await backend.client.workflow
   .fetchHistory();
 const eventTypes = new Map<string, number>();
 for (const event of history.events ?? []) {
-  const type = String(event.eventType ?? '?').replace(/^EVENT_TYPE_/, '');
+  const type = (proto.temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? '?').replace(
+    /^EVENT_TYPE_/,
+    '',
+  );
   eventTypes.set(type, (eventTypes.get(type) ?? 0) + 1);
 }
 console.log(`
