@@ -20,7 +20,7 @@ import {
 } from '../../../domain/damage.js';
 import { created, defineRoute, ok, type RouteContext } from '../../kernel/route.js';
 import { component, DateTime, Id, Nullable, Position, Str, StringEnum } from '../../kernel/schemas.js';
-import { vehicleById } from './vehicles.js';
+import { onTheVehicle, vehicleById } from './vehicles.js';
 
 const tags = ['Damages'];
 
@@ -154,11 +154,7 @@ export const vehicleDamages = defineRoute({
   params: Type.Object({ id: Id() }),
   query: Type.Object(damageFilters),
   paged: { defaultSize: 50 },
-  access: {
-    permission: 'DAMAGE_READ',
-    branchOf: 'the vehicle',
-    branch: async (ctx) => (await vehicleById(ctx)).branch.id,
-  },
+  access: onTheVehicle('DAMAGE_READ'),
   responses: { 200: { description: 'One page of damages', schema: DamagePage } },
   errors: ['V404'],
   async handler(ctx) {

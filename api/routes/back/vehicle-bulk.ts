@@ -26,7 +26,7 @@ import {
   StringEnum,
   Dictionary,
 } from '../../kernel/schemas.js';
-import { readinessOf, ServiceStateV2, vehicleById } from './vehicles.js';
+import { readinessOf, ServiceStateV2, onTheVehicle, vehicleById } from './vehicles.js';
 
 const tags = ['Vehicles'];
 
@@ -700,11 +700,7 @@ export const vehicleTasks = defineRoute({
   params: Type.Object({ id: Id() }),
   query: Type.Object({ taskState: Type.Optional(StringEnum(taskStates)) }),
   paged: { defaultSize: 50 },
-  access: {
-    permission: 'VEHICLE_READ',
-    branchOf: 'the vehicle',
-    branch: async (ctx) => (await vehicleById(ctx)).branch.id,
-  },
+  access: onTheVehicle('VEHICLE_READ'),
   responses: { 200: { description: 'One page of tasks', schema: Type.Array(TaskSchema) } },
   errors: ['V404'],
   async handler(ctx) {

@@ -17,6 +17,7 @@ import {
   assertCommandable,
   runOperation,
   startOperation,
+  onTheVehicle,
   vehicleById,
   vehicleDto,
   VehicleSchema,
@@ -231,11 +232,7 @@ function shortcut(path: string, command: PredefinedVehicleCommand) {
     summary: `Send ${command} and wait for the answer (deprecated)`,
     tags: ['Vehicle Commands'],
     params: Type.Object({ id: Id() }),
-    access: {
-      permission: 'VEHICLE_COMMAND',
-      branchOf: 'the vehicle',
-      branch: async (ctx) => (await vehicleById(ctx)).branch.id,
-    },
+    access: onTheVehicle('VEHICLE_COMMAND'),
     responses: { 200: { description: 'The vehicle afterwards', schema: VehicleSchema } },
     errors: ['V404', 'V409', 'V410', 'V502', 'V504', 'A100'],
     deprecated: { replacement: 'POST /vehicles/execute-command' },
@@ -260,11 +257,7 @@ export const updateVehicleState = defineRoute({
   summary: "Refresh the vehicle's stored state from the device (LOCATE, waiting for the answer)",
   tags: ['Vehicles'],
   params: Type.Object({ id: Id() }),
-  access: {
-    permission: 'VEHICLE_READ',
-    branchOf: 'the vehicle',
-    branch: async (ctx) => (await vehicleById(ctx)).branch.id,
-  },
+  access: onTheVehicle('VEHICLE_READ'),
   responses: { 200: { description: 'The vehicle as the device reported it', schema: VehicleSchema } },
   errors: ['V404', 'V409', 'V502', 'V504'],
   async handler(ctx) {

@@ -224,6 +224,13 @@ export const vehicleById = (ctx: RouteContext<{ id: number }>) =>
     return vehicle;
   });
 
+/** Access to the vehicle of the path's `id`: `permission` on the vehicle's branch. */
+export const onTheVehicle = (permission: string) => ({
+  permission,
+  branchOf: 'the vehicle',
+  branch: async (ctx: RouteContext<{ id: number }>) => (await vehicleById(ctx)).branch.id,
+});
+
 /** The vehicle named by exactly one of `vehicleId` and `vehicleCode` in the query. */
 const vehicleByQuery = (ctx: RouteContext<unknown, { vehicleId?: number; vehicleCode?: string }>) =>
   ctx.once('vehicle', async () => {
@@ -841,11 +848,7 @@ export const legacyVehicleCommand = defineRoute({
   params: IdParams,
   query: Type.Object(commandQuery),
   body: CommandRequest,
-  access: {
-    permission: 'VEHICLE_COMMAND',
-    branchOf: 'the vehicle',
-    branch: async (ctx) => (await vehicleById(ctx)).branch.id,
-  },
+  access: onTheVehicle('VEHICLE_COMMAND'),
   responses: { 200: { description: 'The command outcome', schema: CommandResponse } },
   errors: commandErrors,
   deprecated: { replacement: 'POST /vehicles/execute-command' },
@@ -866,11 +869,7 @@ export const debugVehicleCommand = defineRoute({
   params: IdParams,
   body: Str(1000, { minLength: 1, description: 'One line for the debug console, e.g. `status`.' }),
   bodyContentTypes: ['text/plain'],
-  access: {
-    permission: 'VEHICLE_DEBUG',
-    branchOf: 'the vehicle',
-    branch: async (ctx) => (await vehicleById(ctx)).branch.id,
-  },
+  access: onTheVehicle('VEHICLE_DEBUG'),
   responses: { 200: { description: "The console's output", schema: Type.String() } },
   errors: ['V404', 'V409', 'V410', 'V502', 'V504'],
   async handler(ctx) {
@@ -1031,11 +1030,7 @@ export const getVehicle = defineRoute({
   summary: 'One vehicle',
   tags,
   params: IdParams,
-  access: {
-    permission: 'VEHICLE_READ',
-    branchOf: 'the vehicle',
-    branch: async (ctx) => (await vehicleById(ctx)).branch.id,
-  },
+  access: onTheVehicle('VEHICLE_READ'),
   responses: { 200: { description: 'The vehicle', schema: VehicleSchema } },
   errors: ['V404'],
   async handler(ctx) {
@@ -1053,11 +1048,7 @@ export const updateVehicle = defineRoute({
   tags,
   params: IdParams,
   body: VehiclePatch,
-  access: {
-    permission: 'VEHICLE_UPDATE',
-    branchOf: 'the vehicle',
-    branch: async (ctx) => (await vehicleById(ctx)).branch.id,
-  },
+  access: onTheVehicle('VEHICLE_UPDATE'),
   responses: { 200: { description: 'The updated vehicle', schema: VehicleSchema } },
   errors: ['V404', 'V102', '0022'],
   async handler(ctx) {
@@ -1073,11 +1064,7 @@ export const removeLegalInspectionDate = defineRoute({
   summary: "Remove a vehicle's legal inspection date",
   tags,
   params: IdParams,
-  access: {
-    permission: 'VEHICLE_UPDATE',
-    branchOf: 'the vehicle',
-    branch: async (ctx) => (await vehicleById(ctx)).branch.id,
-  },
+  access: onTheVehicle('VEHICLE_UPDATE'),
   responses: { 204: { description: 'Removed' } },
   errors: ['V404'],
   async handler(ctx) {
@@ -1126,11 +1113,7 @@ export const vehicleTelemetry = defineRoute({
   params: IdParams,
   query: Type.Object({ from: Type.Optional(DateTime()), to: Type.Optional(DateTime()) }),
   paged: { defaultSize: 50, maxSize: 500 },
-  access: {
-    permission: 'VEHICLE_READ',
-    branchOf: 'the vehicle',
-    branch: async (ctx) => (await vehicleById(ctx)).branch.id,
-  },
+  access: onTheVehicle('VEHICLE_READ'),
   responses: { 200: { description: 'One page of telemetry', schema: Type.Array(TelemetryEntry) } },
   errors: ['V404'],
   async handler(ctx) {
@@ -1225,11 +1208,7 @@ export const vehicleActivity = defineRoute({
     ),
   }),
   paged: { defaultSize: 50 },
-  access: {
-    permission: 'VEHICLE_READ',
-    branchOf: 'the vehicle',
-    branch: async (ctx) => (await vehicleById(ctx)).branch.id,
-  },
+  access: onTheVehicle('VEHICLE_READ'),
   responses: { 200: { description: 'One page of commands', schema: Type.Array(CommandRecord) } },
   errors: ['V404'],
   async handler(ctx) {
@@ -1253,11 +1232,7 @@ export const cancelQueuedCommand = defineRoute({
   summary: 'Cancel a command queued for an offline vehicle',
   tags,
   params: Type.Object({ id: Id(), commandId: Str(300, { minLength: 1 }) }),
-  access: {
-    permission: 'VEHICLE_COMMAND',
-    branchOf: 'the vehicle',
-    branch: async (ctx) => (await vehicleById(ctx)).branch.id,
-  },
+  access: onTheVehicle('VEHICLE_COMMAND'),
   responses: { 200: { description: 'The cancelled command', schema: CommandRecord } },
   errors: ['V404', 'V101'],
   async handler(ctx) {
@@ -1310,11 +1285,7 @@ export const vehicleLogEntries = defineRoute({
   params: IdParams,
   query: Type.Object({ typePrefix: Type.Optional(Str(60, { pattern: '^[A-Z0-9_]+$' })) }),
   paged: { defaultSize: 50 },
-  access: {
-    permission: 'VEHICLE_READ',
-    branchOf: 'the vehicle',
-    branch: async (ctx) => (await vehicleById(ctx)).branch.id,
-  },
+  access: onTheVehicle('VEHICLE_READ'),
   responses: { 200: { description: 'One page of log entries', schema: Type.Array(LogEntry) } },
   errors: ['V404'],
   async handler(ctx) {
@@ -1358,11 +1329,7 @@ export const associateIotModule = defineRoute({
   tags,
   params: IdParams,
   body: ModuleAssociation,
-  access: {
-    permission: 'IOT_MODULE_MANAGE',
-    branchOf: 'the vehicle',
-    branch: async (ctx) => (await vehicleById(ctx)).branch.id,
-  },
+  access: onTheVehicle('IOT_MODULE_MANAGE'),
   responses: { 200: { description: 'The vehicle with its module', schema: VehicleSchema } },
   errors: ['V404', 'MO103', 'MO104', 'MO105', 'MO106'],
   async handler(ctx) {
@@ -1409,11 +1376,7 @@ export const removeIotModule = defineRoute({
   summary: "Remove a vehicle's IoT module (the module becomes UNASSIGNED)",
   tags,
   params: IdParams,
-  access: {
-    permission: 'IOT_MODULE_MANAGE',
-    branchOf: 'the vehicle',
-    branch: async (ctx) => (await vehicleById(ctx)).branch.id,
-  },
+  access: onTheVehicle('IOT_MODULE_MANAGE'),
   responses: { 200: { description: 'The vehicle without module', schema: VehicleSchema } },
   errors: ['V404', 'MO103'],
   async handler(ctx) {
