@@ -505,6 +505,13 @@ const physicalStationOf = (ctx: RouteContext<{ stationId: number }>) =>
 const physicalStationBranch = async (ctx: RouteContext<{ stationId: number }>) =>
   (await physicalStationOf(ctx)).branch.id;
 
+/** Access to the physical station of the path: `permission` on its branch. */
+const onThePhysicalStation = (permission: string) => ({
+  permission,
+  branchOf: 'the physical station',
+  branch: physicalStationBranch,
+});
+
 async function slotOf(
   ctx: RouteContext<{ stationId: number; slotId: number }>,
 ): Promise<PhysicalStationSlot> {
@@ -575,11 +582,7 @@ export const getPhysicalStation = defineRoute({
   summary: 'One physical station',
   tags,
   params: StationParams,
-  access: {
-    permission: 'STATION_READ',
-    branchOf: 'the physical station',
-    branch: (ctx) => physicalStationBranch(ctx),
-  },
+  access: onThePhysicalStation('STATION_READ'),
   responses: { 200: { description: 'The physical station', schema: PhysicalStationSchema } },
   errors: ['PS404'],
   async handler(ctx) {
@@ -630,11 +633,7 @@ export const patchPhysicalStation = defineRoute({
   tags,
   params: StationParams,
   body: PhysicalStationPatch,
-  access: {
-    permission: 'STATION_MANAGE',
-    branchOf: 'the physical station',
-    branch: (ctx) => physicalStationBranch(ctx),
-  },
+  access: onThePhysicalStation('STATION_MANAGE'),
   responses: { 200: { description: 'The physical station', schema: PhysicalStationSchema } },
   errors: ['PS404'],
   async handler(ctx) {
@@ -657,11 +656,7 @@ export const listSlots = defineRoute({
   summary: 'Slots of a physical station, by number',
   tags,
   params: StationParams,
-  access: {
-    permission: 'STATION_READ',
-    branchOf: 'the physical station',
-    branch: (ctx) => physicalStationBranch(ctx),
-  },
+  access: onThePhysicalStation('STATION_READ'),
   responses: { 200: { description: 'Slots', schema: Type.Array(SlotSchema, { maxItems: 1000 }) } },
   errors: ['PS404'],
   async handler(ctx) {
@@ -690,11 +685,7 @@ export const createSlot = defineRoute({
     },
     { additionalProperties: false },
   ),
-  access: {
-    permission: 'STATION_MANAGE',
-    branchOf: 'the physical station',
-    branch: (ctx) => physicalStationBranch(ctx),
-  },
+  access: onThePhysicalStation('STATION_MANAGE'),
   responses: { 201: { description: 'Slot created', schema: SlotSchema } },
   errors: ['PS404', 'PS102'],
   async handler(ctx) {
@@ -728,11 +719,7 @@ export const patchSlot = defineRoute({
     },
     { additionalProperties: false },
   ),
-  access: {
-    permission: 'STATION_MANAGE',
-    branchOf: 'the physical station',
-    branch: (ctx) => physicalStationBranch(ctx),
-  },
+  access: onThePhysicalStation('STATION_MANAGE'),
   responses: { 200: { description: 'The slot', schema: SlotSchema } },
   errors: ['PS404', 'PS405', 'PS102', 'PS103'],
   async handler(ctx) {
@@ -760,11 +747,7 @@ export const deleteSlot = defineRoute({
   summary: 'Remove an empty slot',
   tags,
   params: SlotParams,
-  access: {
-    permission: 'STATION_MANAGE',
-    branchOf: 'the physical station',
-    branch: (ctx) => physicalStationBranch(ctx),
-  },
+  access: onThePhysicalStation('STATION_MANAGE'),
   responses: { 204: { description: 'Deleted' } },
   errors: ['PS404', 'PS405', 'PS103'],
   async handler(ctx) {
@@ -787,11 +770,7 @@ export const connectVehicle = defineRoute({
   tags,
   params: SlotParams,
   body: Type.Object({ vehicleId: Id() }, { additionalProperties: false }),
-  access: {
-    permission: 'STATION_MANAGE',
-    branchOf: 'the physical station',
-    branch: (ctx) => physicalStationBranch(ctx),
-  },
+  access: onThePhysicalStation('STATION_MANAGE'),
   responses: { 200: { description: 'The slot', schema: SlotSchema } },
   errors: ['PS404', 'PS405', 'PS100', 'PS105', 'V404'],
   async handler(ctx) {
@@ -821,11 +800,7 @@ export const disconnectVehicle = defineRoute({
   params: SlotParams,
   body: Type.Object({ vehicleId: Type.Optional(Id()) }, { additionalProperties: false }),
   bodyRequired: false,
-  access: {
-    permission: 'STATION_MANAGE',
-    branchOf: 'the physical station',
-    branch: (ctx) => physicalStationBranch(ctx),
-  },
+  access: onThePhysicalStation('STATION_MANAGE'),
   responses: { 200: { description: 'The slot', schema: SlotSchema } },
   errors: ['PS404', 'PS405', 'PS107'],
   async handler(ctx) {
@@ -862,11 +837,7 @@ export const getParkingArea = defineRoute({
   summary: 'The parking area of a physical station, with the vehicles parked in it',
   tags,
   params: StationParams,
-  access: {
-    permission: 'STATION_READ',
-    branchOf: 'the physical station',
-    branch: (ctx) => physicalStationBranch(ctx),
-  },
+  access: onThePhysicalStation('STATION_READ'),
   responses: { 200: { description: 'The parking area', schema: ParkingAreaSchema } },
   errors: ['PS404', 'PS406'],
   async handler(ctx) {
@@ -890,11 +861,7 @@ export const createParkingArea = defineRoute({
     },
     { additionalProperties: false },
   ),
-  access: {
-    permission: 'STATION_MANAGE',
-    branchOf: 'the physical station',
-    branch: (ctx) => physicalStationBranch(ctx),
-  },
+  access: onThePhysicalStation('STATION_MANAGE'),
   responses: { 201: { description: 'Parking area created', schema: ParkingAreaSchema } },
   errors: ['PS404', 'PS104', 'PS106', 'GF100'],
   async handler(ctx) {
@@ -922,11 +889,7 @@ export const patchParkingArea = defineRoute({
   tags,
   params: StationParams,
   body: Type.Partial(Type.Object(parkingAreaFields), { additionalProperties: false }),
-  access: {
-    permission: 'STATION_MANAGE',
-    branchOf: 'the physical station',
-    branch: (ctx) => physicalStationBranch(ctx),
-  },
+  access: onThePhysicalStation('STATION_MANAGE'),
   responses: { 200: { description: 'The parking area', schema: ParkingAreaSchema } },
   errors: ['PS404', 'PS406', 'PS106', 'GF100'],
   async handler(ctx) {
@@ -950,11 +913,7 @@ export const deleteParkingArea = defineRoute({
   summary: 'Remove the parking area of a physical station',
   tags,
   params: StationParams,
-  access: {
-    permission: 'STATION_MANAGE',
-    branchOf: 'the physical station',
-    branch: (ctx) => physicalStationBranch(ctx),
-  },
+  access: onThePhysicalStation('STATION_MANAGE'),
   description: 'Idempotent: a station without a parking area answers 204 as well.',
   responses: { 204: { description: 'Deleted, or there was none' } },
   errors: ['PS404'],
