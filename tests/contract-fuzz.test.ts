@@ -22,8 +22,9 @@ import { ensureSchemathesis } from '../platform/schemathesis.js';
 import { startTestBackend, type TestBackend } from './support/stack.js';
 
 /**
- * Wall-clock limit of one `st run`. The operator document (171 operations) takes about 7 minutes on 2
- * shared cores, most of it in the coverage phase, which generates every boundary case the schemas define.
+ * Wall-clock limit of one `st run`. With the three runs at once on 2 shared cores, the longer shard of the
+ * operator document takes about 5.5 minutes, most of it in the coverage phase, which generates every
+ * boundary case the schemas define.
  */
 const RUN_LIMIT_MS = Number(process.env.FLEETFLOW_FUZZ_RUN_LIMIT_MS ?? 660_000);
 /** Extra customers, so reservations are not all refused with R102 once the four seeded ones hold one. */
@@ -42,8 +43,8 @@ const FUZZ_CASES_PER_DOCUMENT = Number(process.env.FLEETFLOW_FUZZ_CASES ?? 1500)
 /**
  * Resources (first path segment below /back) of the operator document's first shard: the fleet and the
  * rentals, whose OpenAPI links (adminAddRental → getRental, rentalOperation, cancelReservation,
- * entityEvents) the stateful phase follows, so every linked operation stays in this shard. Roughly half
- * of the document's run time.
+ * entityEvents) the stateful phase follows, so every linked operation stays in this shard. It takes about
+ * 260 s beside the rest's 320 s when the three runs share the machine.
  */
 const FLEET_AND_RENTALS =
   '^/v1/[^/]+/back/(vehicles|vehicles-management|iot-modules|categories|damages|rentals|rental-requirements|rental-authority|\\{entityType\\})(/|$)';
