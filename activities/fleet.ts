@@ -9,6 +9,7 @@ import {
   powerStates,
   serviceStateEventType,
   type PowerState,
+  type ReportedVehicleFields,
   type VehicleOperationStep,
   type VehicleReport,
 } from '../domain/vehicle.js';
@@ -58,21 +59,37 @@ function reportFromReply(data: Record<string, unknown> | undefined | null, at: s
 }
 
 /**
+ * A vehicle as a report changes it: the entity is one, and so is the plain row the rental transition reads
+ * under its lock.
+ */
+export type ReportableVehicle = ReportedVehicleFields & {
+  id: number;
+  branch: { id: number };
+  category: { id: number };
+};
+
+/**
  * Applies a device report to a vehicle row inside the caller's transaction: used by activities that
- * record what a command reply said, and by the telemetry ingestor for every telemetry message.
+ * record what a command reply said, and by the telemetry ingestor for every telemetry message. Returns
+ * whether the report applied (an older report than the row holds does not).
  */
 export async function applyReportToVehicle(
   em: EntityManager,
-  vehicle: Vehicle,
+  vehicle: ReportableVehicle,
   report: VehicleReport,
-): Promise<void> {
+): Promise<boolean> {
   const before = vehicle.batteryLevel;
   const applied = applyVehicleReport(vehicle, report, await categoryConfiguration(em, vehicle.category.id));
   if (applied && vehicle.batteryLevel !== before) recordBatteryLevelChange(em, vehicle, report.at);
+  return applied;
 }
 
 /** A VEHICLE_BATTERY_LEVEL_* event for a vehicle whose battery level just changed. */
-export function recordBatteryLevelChange(em: EntityManager, vehicle: Vehicle, at: string | Date): void {
+export function recordBatteryLevelChange(
+  em: EntityManager,
+  vehicle: Pick<ReportableVehicle, 'id' | 'branch' | 'batteryLevel' | 'stateOfCharge'>,
+  at: string | Date,
+): void {
   recordEvent(em, {
     type: batteryLevelEventType(vehicle.batteryLevel),
     createdAt: new Date(at),

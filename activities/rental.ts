@@ -2,7 +2,6 @@ import { LockMode } from '@mikro-orm/core';
 import { inTenantTransaction, tenantEm } from '../db/orm.js';
 import { branchDirectory } from '../db/branches.js';
 import {
-  Branch,
   CostCenter,
   Customer,
   Event,
@@ -12,7 +11,8 @@ import {
   VehicleCategory,
 } from '../db/entities/index.js';
 import { recordEvent } from '../db/events.js';
-import { settingOrDefaults } from '../db/settings.js';
+import { effectiveSetting, settingOrDefaults, warmSettings } from '../db/settings.js';
+import { preparedRows, updateTenantRow } from '../db/prepared.js';
 import { categoryConfiguration, categoryReadiness } from '../db/categories.js';
 import { DomainError } from '../domain/errors.js';
 import {
@@ -23,6 +23,8 @@ import {
   grantedReservationMinutes,
   rentalTransitions,
   sameVehicleBlockRemainingMs,
+  type ActiveMode,
+  type RentalPhaseRecord,
   vehicleStateForRental,
   type RentalReservationSettings,
   type RentalState,
@@ -34,7 +36,15 @@ import {
   movedMeaningfully,
   type RentalNoMovementSettings,
 } from '../domain/rental-trip.js';
-import { vehicleReadiness, type VehicleReport } from '../domain/vehicle.js';
+import {
+  vehicleReadiness,
+  type BatteryLevel,
+  type PowerState,
+  type VehicleReport,
+  type VehicleSensors,
+} from '../domain/vehicle.js';
+import { RENTAL_DEPOSIT_SETTING_KEY } from '../domain/rental-pricing.js';
+import { RENTAL_REQUIREMENTS_SETTING_KEY } from '../domain/rental-requirements.js';
 import { Context, ApplicationFailure } from '@temporalio/activity';
 import { activityIdempotencyKey, asActivity, isUniqueViolation, withHeartbeat } from './support.js';
 import {
@@ -42,6 +52,7 @@ import {
   createCommandDelivery,
   recordCommandOutcomeIn,
   type AnsweredStepCommand,
+  type ReportableVehicle,
 } from './fleet.js';
 import type { ActivityDeps } from '../platform/domains/domain.js';
 import { finaliseRentalBilling, holdRentalDeposit, pinRentalPricing } from '../db/rental-billing.js';
@@ -136,6 +147,82 @@ export interface RecordOperationFailureInput {
   requestedBy: string;
 }
 
+/** What a transition reads of its rental and vehicle, under their row locks (`lockTransitionRows`). */
+interface TransitionRow {
+  recorded: boolean;
+  state: RentalState;
+  active_mode: ActiveMode | null;
+  branch_id: number;
+  customer_id: number;
+  started_at: string | null;
+  start_position: { lat: number; lng: number } | null;
+  start_odometer_km: number | null;
+  phases: RentalPhaseRecord[];
+  deposit_id: number | null;
+  vehicle_id: number;
+  vehicle_branch_id: number;
+  category_id: number;
+  latitude: number | null;
+  longitude: number | null;
+  odometer_km: number | null;
+  state_of_charge: number | null;
+  iot_state_of_charge: number | null;
+  iot_module_level: number | null;
+  battery_level: BatteryLevel;
+  locked: boolean;
+  power_state: PowerState;
+  charging: boolean;
+  speed_kmh: number | null;
+  hdop: number | null;
+  max_speed_kmh: number | null;
+  last_seen_at: string | null;
+  last_report_at: string | null;
+  sensors: VehicleSensors;
+}
+
+const lockTransitionRows = `
+  select exists(select 1 from event e where e.tenant_id = r.tenant_id and e.idempotency_key = $1) as recorded,
+         r.state, r.active_mode, r.branch_id, r.customer_id, r.started_at, r.start_position,
+         r.start_odometer_km, r.phases, r.deposit_id,
+         v.id as vehicle_id, v.branch_id as vehicle_branch_id, v.category_id, v.latitude, v.longitude,
+         v.odometer_km, v.state_of_charge, v.iot_state_of_charge, v.iot_module_level, v.battery_level,
+         v.locked, v.power_state, v.charging, v.speed_kmh, v.hdop, v.max_speed_kmh, v.last_seen_at,
+         v.last_report_at, v.sensors
+    from rental r join vehicle v on v.tenant_id = r.tenant_id and v.id = r.vehicle_id
+   where r.tenant_id = $2 and r.id = $3
+     for update of r, v`;
+
+const rentalJsonColumns = new Set([
+  'phases',
+  'start_position',
+  'end_position',
+  'start_vehicle_sensors',
+  'overridden_end_requirements',
+]);
+const vehicleJsonColumns = new Set(['sensors']);
+
+/** The vehicle columns a device report sets (domain/vehicle.ts `applyVehicleReport`), by column name. */
+function reportedVehicleColumns(vehicle: ReportableVehicle): Record<string, unknown> {
+  return {
+    latitude: vehicle.latitude ?? null,
+    longitude: vehicle.longitude ?? null,
+    odometer_km: vehicle.odometerKm ?? null,
+    state_of_charge: vehicle.stateOfCharge ?? null,
+    iot_state_of_charge: vehicle.iotStateOfCharge ?? null,
+    iot_module_level: vehicle.iotModuleLevel ?? null,
+    battery_level: vehicle.batteryLevel,
+    locked: vehicle.locked,
+    power_state: vehicle.powerState,
+    charging: vehicle.charging,
+    speed_kmh: vehicle.speedKmh ?? null,
+    hdop: vehicle.hdop ?? null,
+    max_speed_kmh: vehicle.maxSpeedKmh ?? null,
+    last_seen_at: vehicle.lastSeenAt ?? null,
+    last_report_at: vehicle.lastReportAt ?? null,
+    sensors: vehicle.sensors ?? {},
+  };
+}
+
 /** Free reservation minutes in these rentals' closed RESERVATION_FREE phases. */
 function freeReservationMinutesOf(rentals: ReadonlyArray<{ phases: Rental['phases'] }>): number {
   let ms = 0;
@@ -193,18 +280,23 @@ export function createRentalActivities(deps: RentalActivityDeps) {
   const delivery = createCommandDelivery(deps);
 
   /**
-   * Fills the read cache (categories, branch tree) outside any transaction: a transaction serves what the
-   * cache holds but never stores into it, so without this every transition would read both again.
+   * Fills the read cache (categories, branch tree and the setting keys the step reads) outside any
+   * transaction: a transaction serves what the cache holds but never stores into it, so without this every
+   * transition would read them all again.
    */
-  async function warmReadCache(tenant: string): Promise<void> {
+  async function warmReadCache(tenant: string, settingKeys: readonly string[]): Promise<void> {
     const em = tenantEm(orm, tenant);
     await categoryReadiness(em);
     await branchDirectory(em, tenant);
+    await warmSettings(em, tenant, settingKeys);
   }
 
   /**
    * Records one row of the transition table (domain/rental.ts) with what the vehicle reported, the
-   * billing it implies and its event, in one transaction; idempotent per activity.
+   * billing it implies and its event, in one transaction; idempotent per activity. The rental and its
+   * vehicle are read, locked and written as rows (every step of every rental runs this, and loading,
+   * tracking and flushing the two entities cost more than the statements); only a deposit to hold at the
+   * start and the bill at the end load the rental entity their rules work on, after the row is written.
    */
   async function recordTransition(
     input: RecordRentalTransitionInput,
@@ -213,27 +305,16 @@ export function createRentalActivities(deps: RentalActivityDeps) {
   ): Promise<RecordedTransition> {
     const transition = rentalTransitions[input.transition];
     return inTenantTransaction(orm, input.tenant, async (em) => {
-      // One statement locks the rental and its vehicle and tells whether an earlier attempt of this
-      // activity recorded the transition already.
-      const [locked] = await em.execute<{ recorded: boolean }[]>(
-        `select exists(select 1 from event e where e.tenant_id = r.tenant_id and e.idempotency_key = ?) as recorded
-           from rental r join vehicle v on v.tenant_id = r.tenant_id and v.id = r.vehicle_id
-          where r.tenant_id = ? and r.id = ?
-            for update of r, v`,
-        [idempotencyKey, input.tenant, input.rentalId],
-      );
-      if (!locked) throw new DomainError('R404');
-      // With what the step reads next: the deposit at START reads the customer, the invoice at the end the
-      // pinned pricing version.
-      const rental = await em.findOneOrFail(Rental, input.rentalId, {
-        populate: transition.starts
-          ? ['vehicle', 'customer']
-          : transition.ends
-            ? ['vehicle', 'pricingBundleVersion.bundle']
-            : ['vehicle'],
-      });
+      // One statement locks the rental and its vehicle, reads what the step needs of both and tells
+      // whether an earlier attempt of this activity recorded the transition already.
+      const [row] = await preparedRows<TransitionRow>(em, lockTransitionRows, [
+        idempotencyKey,
+        input.tenant,
+        input.rentalId,
+      ]);
+      if (!row) throw new DomainError('R404');
       // Already recorded by an earlier attempt of this activity: answer what it recorded.
-      if (locked.recorded) return { state: rental.state };
+      if (row.recorded) return { state: row.state };
       // The command's OK answer is recorded with the transition, in one transaction.
       if (command?.answered.unrecorded)
         await recordCommandOutcomeIn(
@@ -248,84 +329,143 @@ export function createRentalActivities(deps: RentalActivityDeps) {
           command.answered.commandId,
           { status: 'OK', ...command.answered.unrecorded, applyReport: false },
         );
-      if (!transition.from.includes(rental.state)) {
+      if (!transition.from.includes(row.state)) {
         throw new DomainError(
           'R201',
-          `rental is ${rental.state}; ${input.transition} needs ${transition.from.join(' or ')}`,
+          `rental is ${row.state}; ${input.transition} needs ${transition.from.join(' or ')}`,
         );
       }
-      const vehicle = rental.vehicle;
+      const parseDate = (value: string | null) => (value === null ? null : em.getPlatform().parseDate(value));
+      const vehicle: ReportableVehicle = {
+        id: row.vehicle_id,
+        branch: { id: row.vehicle_branch_id },
+        category: { id: row.category_id },
+        latitude: row.latitude,
+        longitude: row.longitude,
+        odometerKm: row.odometer_km,
+        stateOfCharge: row.state_of_charge,
+        iotStateOfCharge: row.iot_state_of_charge,
+        iotModuleLevel: row.iot_module_level,
+        batteryLevel: row.battery_level,
+        locked: row.locked,
+        powerState: row.power_state,
+        charging: row.charging,
+        speedKmh: row.speed_kmh,
+        hdop: row.hdop,
+        maxSpeedKmh: row.max_speed_kmh,
+        lastSeenAt: parseDate(row.last_seen_at),
+        lastReportAt: parseDate(row.last_report_at),
+        sensors: row.sensors,
+      };
+      const reported = input.vehicleReport
+        ? await applyReportToVehicle(em, vehicle, input.vehicleReport)
+        : false;
       const at = new Date(input.at);
-      let state: RentalState = transition.to;
-      rental.phases = advancePhases(
-        rental.phases,
-        input.transition,
-        at.toISOString(),
-        input.freeReservationExpiresAt,
-      );
-      if (transition.activeMode !== undefined) rental.activeMode = transition.activeMode;
-      if (input.reservationExpiresAt) rental.reservationExpiresAt = new Date(input.reservationExpiresAt);
-      if (input.vehicleReport) await applyReportToVehicle(em, vehicle, input.vehicleReport);
       const position =
         input.vehicleReport?.position ??
         (vehicle.latitude != null && vehicle.longitude != null
           ? { lat: vehicle.latitude, lng: vehicle.longitude }
           : null);
+      const activeMode = transition.activeMode !== undefined ? transition.activeMode : row.active_mode;
+      // The rental's columns this step sets, by column name.
+      const changes: Record<string, unknown> = {
+        active_mode: activeMode,
+        phases: advancePhases(row.phases, input.transition, at.toISOString(), input.freeReservationExpiresAt),
+      };
+      if (input.reservationExpiresAt) changes.reservation_expires_at = new Date(input.reservationExpiresAt);
       if (transition.starts) {
-        rental.startedAt = at;
-        rental.startPosition = position;
-        rental.startOdometerKm = vehicle.odometerKm;
-        rental.startVehicleSensors = { ...vehicle.sensors };
+        changes.started_at = at;
+        changes.start_position = position;
+        changes.start_odometer_km = vehicle.odometerKm ?? null;
+        changes.start_vehicle_sensors = { ...vehicle.sensors };
       }
+      let state: RentalState = transition.to;
       if (transition.ends) {
-        rental.endedAt = at;
-        if (rental.startedAt) {
-          rental.endPosition = position;
-          rental.endOdometerKm = vehicle.odometerKm;
+        changes.ended_at = at;
+        if (row.started_at !== null) {
+          changes.end_position = position;
+          changes.end_odometer_km = vehicle.odometerKm ?? null;
           if (input.transition === 'END') {
             const thresholds = await settingOrDefaults<RentalNoMovementSettings>(
               em,
               input.tenant,
               RENTAL_NO_MOVEMENT_SETTING_KEY,
-              rental.branch.id,
+              row.branch_id,
               defaultNoMovementSettings,
             );
-            if (!movedMeaningfully(rental, thresholds)) state = 'ENDED_NO_MOVEMENT';
+            const trip = {
+              startPosition: row.start_position,
+              endPosition: position,
+              startOdometerKm: row.start_odometer_km,
+              endOdometerKm: vehicle.odometerKm,
+            };
+            if (!movedMeaningfully(trip, thresholds)) state = 'ENDED_NO_MOVEMENT';
           }
         }
       }
       if (input.endCheck) {
-        rental.overriddenEndRequirements = input.endCheck.overridden.length
+        changes.overridden_end_requirements = input.endCheck.overridden.length
           ? input.endCheck.overridden
           : null;
-        rental.endBranch = input.endCheck.endBranchId
-          ? em.getReference(Branch, input.endCheck.endBranchId)
-          : null;
+        changes.end_branch_id = input.endCheck.endBranchId;
       }
-      rental.state = state;
-      vehicle.rentalState = vehicleStateForRental(state, rental.activeMode ?? undefined);
+      changes.state = state;
+      await updateTenantRow(em, 'rental', input.tenant, input.rentalId, changes, rentalJsonColumns);
+      const rentalState = vehicleStateForRental(state, activeMode ?? undefined);
+      await updateTenantRow(
+        em,
+        'vehicle',
+        input.tenant,
+        vehicle.id,
+        reported
+          ? { rental_state: rentalState, ...reportedVehicleColumns(vehicle) }
+          : { rental_state: rentalState },
+        vehicleJsonColumns,
+      );
       recordEvent(em, {
         type: transition.event,
         createdAt: at,
-        branchId: rental.branch.id,
+        branchId: row.branch_id,
         vehicleId: vehicle.id,
-        rentalId: rental.id,
-        customerId: rental.customer.id,
+        rentalId: input.rentalId,
+        customerId: row.customer_id,
         adminSubject: input.requestedBy,
         position: input.position ?? position,
         description: input.adminOverride ? 'administrative override' : null,
-        payload: { state, activeMode: rental.activeMode ?? null },
+        payload: { state, activeMode: activeMode ?? null },
         idempotencyKey,
       });
-      if (transition.starts) await holdRentalDeposit(em, rental, { at, idempotencyKey, locked: true });
-      if (transition.ends) await finaliseRentalBilling(em, rental, { at, idempotencyKey, locked: true });
+      // The deposit and the bill work on the rental entity, read after the row was written; most
+      // branches hold no deposit, and then the start reads nothing more.
+      if (
+        transition.starts &&
+        row.deposit_id === null &&
+        (await effectiveSetting(em, input.tenant, RENTAL_DEPOSIT_SETTING_KEY, row.branch_id))
+      )
+        await holdRentalDeposit(
+          em,
+          await em.findOneOrFail(Rental, input.rentalId, { populate: ['customer'] }),
+          {
+            at,
+            idempotencyKey,
+            locked: true,
+          },
+        );
+      if (transition.ends)
+        await finaliseRentalBilling(
+          em,
+          await em.findOneOrFail(Rental, input.rentalId, {
+            populate: ['vehicle', 'pricingBundleVersion.bundle'],
+          }),
+          { at, idempotencyKey, locked: true },
+        );
       return { state };
     });
   }
 
   /** The reservation itself (see reserveRental), in one transaction. */
   async function reserve(input: ReserveRentalInput): Promise<ReservationResult> {
-    await warmReadCache(input.tenant);
+    await warmReadCache(input.tenant, [RENTAL_RESERVATION_SETTING_KEY, RENTAL_REQUIREMENTS_SETTING_KEY]);
     return inTenantTransaction(orm, input.tenant, async (em) => {
       const vehicle = await em.findOne(Vehicle, input.vehicleId, {
         lockMode: LockMode.PESSIMISTIC_WRITE,
@@ -561,7 +701,7 @@ export function createRentalActivities(deps: RentalActivityDeps) {
   /** The body of performRentalTransition (heartbeating around it). */
   async function performTransition(input: PerformRentalTransitionInput): Promise<RecordedTransition> {
     const idempotencyKey = activityIdempotencyKey();
-    await warmReadCache(input.tenant);
+    await warmReadCache(input.tenant, [RENTAL_DEPOSIT_SETTING_KEY, RENTAL_NO_MOVEMENT_SETTING_KEY]);
     // END: the end requirements, from the vehicle's last reported state, before the vehicle is locked.
     const endCheck =
       input.transition === 'END' ? await checkEndRequirements(input, idempotencyKey) : undefined;

@@ -3,7 +3,6 @@
 // Temporal server and PostgreSQL: where the rental lifecycle bench's CPU goes. Lifecycles run one at a
 // time, so each statement and CPU second is attributed to its step.
 // Usage: npm run bench:lifecycle-queries [-- lifecycles]   (default 5; the first one is a warm-up)
-import { Connection } from '@mikro-orm/core';
 import { Customer, Vehicle } from '../db/entities/index.js';
 import { tenantEm } from '../db/orm.js';
 import { startThrowawayInfrastructure } from '../tests/support/infrastructure.js';
@@ -40,22 +39,28 @@ async function call(method: string, path: string, body?: unknown): Promise<{ id:
   return json;
 }
 
-// Every statement the ORM runs (transaction control included) passes through Connection.logQuery.
+// Every statement reaches PostgreSQL through a `pg` client's query (the ORM's, transaction control
+// included, and the prepared statements and row writes that bypass the ORM): count them there.
 let current: LifecycleStep | undefined;
 const statements = new Map<LifecycleStep, string[]>(lifecycleSteps.map((step) => [step, []]));
-const prototype = Connection.prototype as unknown as {
-  logQuery(this: unknown, query: string, context?: unknown): void;
+const pool = (await backend.orm.em.getConnection().getNativeClient()) as unknown as {
+  Client: { prototype: { query(this: unknown, ...args: unknown[]): unknown } };
 };
-const logQuery = prototype.logQuery;
-prototype.logQuery = function (query, context) {
-  if (current)
+const clientPrototype = pool.Client.prototype;
+const query = clientPrototype.query;
+clientPrototype.query = function (...args: unknown[]) {
+  const [config] = args;
+  const text = typeof config === 'string' ? config : (config as { text?: string } | undefined)?.text;
+  if (current && text)
     statements.get(current)!.push(
-      query
+      text
         .replace(/\s+/g, ' ')
+        .trim()
         .replace(/'[^']*'/g, '?')
+        .replace(/\$\d+/g, '?')
         .replace(/\b\d+(\.\d+)?\b/g, '?'),
     );
-  logQuery.call(this, query, context);
+  return query.apply(this, args);
 };
 
 // Telemetry of the ride is written by the ingestor in the background: let it settle before each step.

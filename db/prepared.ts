@@ -80,3 +80,31 @@ async function inTransaction<Row>(
   if (!transaction) throw new Error('inside a transaction, but it has no context');
   return (await transaction.executeQuery<Row>(CompiledQuery.raw(text, [...values]))).rows;
 }
+
+/**
+ * Sets `changes` (column name → value) and `updated_at` on one row of a tenant's table, inside the
+ * caller's transaction, for paths that write rows without loading entities. Table and column names come
+ * from the code, never from clients; the `jsonColumns` among them are written as JSON.
+ */
+export async function updateTenantRow(
+  em: EntityManager,
+  table: string,
+  tenant: string,
+  id: number,
+  changes: Record<string, unknown>,
+  jsonColumns: ReadonlySet<string>,
+): Promise<void> {
+  const values: unknown[] = [tenant, id];
+  const assignments = Object.entries({ ...changes, updated_at: new Date() }).map(([column, value]) => {
+    if (!/^[a-z_]+$/.test(column)) throw new Error(`not a column name: ${column}`);
+    const json = jsonColumns.has(column);
+    values.push(json && value !== null && value !== undefined ? JSON.stringify(value) : (value ?? null));
+    return `"${column}" = $${values.length}${json ? '::jsonb' : ''}`;
+  });
+  if (!/^[a-z_]+$/.test(table)) throw new Error(`not a table name: ${table}`);
+  await preparedRows(
+    em,
+    `update "${table}" set ${assignments.join(', ')} where tenant_id = $1 and id = $2`,
+    values,
+  );
+}

@@ -39,6 +39,18 @@ export async function settingForBranch<Row extends Pick<Setting, 'branchIds'>>(
   return undefined;
 }
 
+/**
+ * Loads these keys into the read cache outside any transaction: a transaction is served what the cache
+ * holds but never fills it, so a key first read inside one would be read from the database every time.
+ */
+export async function warmSettings(
+  em: EntityManager,
+  tenant: string,
+  keys: readonly string[],
+): Promise<void> {
+  for (const key of keys) await settingRows(em, tenant, key);
+}
+
 /** The effective value of a setting key for a branch; undefined when the key is not configured at all. */
 export async function effectiveSetting(
   em: EntityManager,
