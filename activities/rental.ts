@@ -2,6 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import { inTenantTransaction, tenantEm } from '../db/orm.js';
 import { branchDirectory } from '../db/branches.js';
 import {
+  Branch,
   CostCenter,
   Customer,
   Event,
@@ -40,6 +41,8 @@ import {
   vehicleReadiness,
   type BatteryLevel,
   type PowerState,
+  type ServiceStateV2,
+  type VehicleRentalState,
   type VehicleReport,
   type VehicleSensors,
 } from '../domain/vehicle.js';
@@ -200,6 +203,32 @@ const rentalJsonColumns = new Set([
   'overridden_end_requirements',
 ]);
 const vehicleJsonColumns = new Set(['sensors']);
+const noJsonColumns = new Set<string>();
+
+/** What a reservation reads of its vehicle under the row lock, and of its rental if an earlier attempt made it. */
+interface ReservationRow {
+  id: number;
+  code: string;
+  branch_id: number;
+  category_id: number;
+  rental_state: VehicleRentalState;
+  service_state_v2: ServiceStateV2;
+  state_of_charge: number | null;
+  iot_state_of_charge: number | null;
+  iot_module_level: number | null;
+  offline: boolean;
+  charging: boolean;
+  existing_reserved_at: string | null;
+  existing_expires_at: string | null;
+}
+
+const lockReservationRows = `
+  select v.id, v.code, v.branch_id, v.category_id, v.rental_state, v.service_state_v2, v.state_of_charge,
+         v.iot_state_of_charge, v.iot_module_level, v.offline, v.charging,
+         r.reserved_at as existing_reserved_at, r.reservation_expires_at as existing_expires_at
+    from vehicle v left join rental r on r.tenant_id = v.tenant_id and r.id = $3
+   where v.tenant_id = $1 and v.id = $2
+     for update of v`;
 
 /** The vehicle columns a device report sets (domain/vehicle.ts `applyVehicleReport`), by column name. */
 function reportedVehicleColumns(vehicle: ReportableVehicle): Record<string, unknown> {
@@ -467,10 +496,21 @@ export function createRentalActivities(deps: RentalActivityDeps) {
   async function reserve(input: ReserveRentalInput): Promise<ReservationResult> {
     await warmReadCache(input.tenant, [RENTAL_RESERVATION_SETTING_KEY, RENTAL_REQUIREMENTS_SETTING_KEY]);
     return inTenantTransaction(orm, input.tenant, async (em) => {
-      const vehicle = await em.findOne(Vehicle, input.vehicleId, {
-        lockMode: LockMode.PESSIMISTIC_WRITE,
-      });
-      if (!vehicle) throw new DomainError('V404');
+      // One statement locks the vehicle, reads what the reservation checks of it and finds the rental of an
+      // earlier attempt of this activity.
+      const [row] = await preparedRows<ReservationRow>(em, lockReservationRows, [
+        input.tenant,
+        input.vehicleId,
+        input.rentalId,
+      ]);
+      if (!row) throw new DomainError('V404');
+      const vehicle = {
+        id: row.id,
+        code: row.code,
+        branch: { id: row.branch_id },
+        category: { id: row.category_id },
+        rentalState: row.rental_state,
+      };
       // The category's bookable flag and effective configuration, from the read cache.
       const category = (await categoryReadiness(em)).get(vehicle.category.id) ?? {
         bookable: (await em.findOneOrFail(VehicleCategory, vehicle.category.id)).bookable,
@@ -485,7 +525,10 @@ export function createRentalActivities(deps: RentalActivityDeps) {
         defaultReservationSettings,
       );
       const reservedAt = new Date(input.at);
-      const outcome = (rental: Rental, allowanceMinutes: number): ReservationResult => ({
+      const outcome = (
+        rental: { reservedAt: Date; reservationExpiresAt?: Date | null },
+        allowanceMinutes: number,
+      ): ReservationResult => ({
         reservedAtMs: rental.reservedAt.getTime(),
         reservationExpiresAtMs: rental.reservationExpiresAt!.getTime(),
         allowanceMinutes,
@@ -495,8 +538,11 @@ export function createRentalActivities(deps: RentalActivityDeps) {
         startTimeoutSeconds: configuration.rentalOperationOverrides?.START?.timeoutSeconds,
       });
 
-      const existing = await em.findOne(Rental, input.rentalId);
-      if (existing) {
+      if (row.existing_reserved_at !== null) {
+        const existing = {
+          reservedAt: em.getPlatform().parseDate(row.existing_reserved_at),
+          reservationExpiresAt: em.getPlatform().parseDate(row.existing_expires_at!),
+        };
         // A retry of this very activity: the allowance it had is the reservation's own length or more.
         const granted = (existing.reservationExpiresAt!.getTime() - existing.reservedAt.getTime()) / 60_000;
         const consumed = await consumedFreeReservationMinutes(
@@ -515,11 +561,13 @@ export function createRentalActivities(deps: RentalActivityDeps) {
         throw new DomainError('R104', `vehicle category "${name}" is not bookable`);
       }
       const readiness = vehicleReadiness({
-        rentalState: vehicle.rentalState,
-        serviceStateV2: vehicle.serviceStateV2,
-        stateOfCharge: vehicle.stateOfCharge,
-        offline: vehicle.offline,
-        charging: vehicle.charging,
+        rentalState: row.rental_state,
+        serviceStateV2: row.service_state_v2,
+        stateOfCharge: row.state_of_charge,
+        iotStateOfCharge: row.iot_state_of_charge,
+        iotModuleLevel: row.iot_module_level,
+        offline: row.offline,
+        charging: row.charging,
         categoryBookable: category.bookable,
         configuration,
       });
@@ -611,8 +659,8 @@ export function createRentalActivities(deps: RentalActivityDeps) {
         id: input.rentalId,
         workflowId: rentalWorkflowId(input.tenant, input.rentalId),
         state: 'RESERVATION',
-        branch: vehicle.branch,
-        vehicle,
+        branch: em.getReference(Branch, vehicle.branch.id),
+        vehicle: em.getReference(Vehicle, vehicle.id),
         customer,
         createdBy: input.requestedBy,
         reservedAt,
@@ -624,7 +672,14 @@ export function createRentalActivities(deps: RentalActivityDeps) {
         reason: input.reason ?? null,
       });
       if (input.bookingId !== undefined) await linkBookingRental(em, input.bookingId, rental);
-      vehicle.rentalState = 'RESERVATION';
+      await updateTenantRow(
+        em,
+        'vehicle',
+        input.tenant,
+        vehicle.id,
+        { rental_state: 'RESERVATION' },
+        noJsonColumns,
+      );
       recordEvent(em, {
         type: 'RENTAL_RESERVATION',
         ...about,

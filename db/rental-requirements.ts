@@ -14,11 +14,10 @@ import {
   Station,
   UserGroup,
   Vehicle,
-  VehicleCategory,
   type Rental,
 } from './entities/index.js';
 import { branchAncestry } from './branches.js';
-import { categoryConfiguration } from './categories.js';
+import { categoryConfiguration, categoryReadiness } from './categories.js';
 import { effectiveSetting } from './settings.js';
 import { termsStateOf } from './identity.js';
 import { loadBranchGeofence } from './areas.js';
@@ -133,7 +132,7 @@ export async function startRequirementsReport(
   if (input.bookingStartTime && input.bookingEndTime && input.bookingEndTime <= input.bookingStartTime)
     throw new DomainError('0022', 'bookingEndTime must be after bookingStartTime');
   await branchOrFail(em, input.branchId);
-  if (!(await em.findOne(VehicleCategory, input.vehicleCategoryId)))
+  if (!(await categoryReadiness(em)).has(input.vehicleCategoryId))
     throw new DomainError('VC404', `vehicle category ${input.vehicleCategoryId} not found`);
   const { config, profile } = await requirementsConfigFor(
     em,
@@ -157,7 +156,9 @@ export async function startRequirementsReport(
   const needs = new Set(config.start);
   const [terms, sources, authority, business] = await Promise.all([
     needs.has('TERMS_ACCEPTED') ? termsStateOf(em, tenant, customer.id, input.branchId) : undefined,
-    em.find(PaymentSource, { customer: customer.id }, { fields: ['type'] }),
+    needs.has('PAYMENT_METHOD') || needs.has('PAYMENT_PRE_AUTHORIZATION')
+      ? em.find(PaymentSource, { customer: customer.id }, { fields: ['type'] })
+      : [],
     needs.has('RENTAL_AUTHORITY') ? holdsRentalAuthority(em, tenant, customer.id, input.branchId) : false,
     input.userGroupId !== undefined ? businessAccountFact(em, customer.id, input.userGroupId) : null,
   ]);
