@@ -252,6 +252,26 @@ function reportedVehicleColumns(vehicle: ReportableVehicle): Record<string, unkn
   };
 }
 
+/** What the end-requirements check reads of the rental and its vehicle's last reported state. */
+interface EndCheckRow {
+  branch_id: number;
+  customer_id: number;
+  start_vehicle_sensors: VehicleSensors | null;
+  vehicle_id: number;
+  category_id: number;
+  latitude: number | null;
+  longitude: number | null;
+  charging: boolean;
+  power_state: PowerState;
+  sensors: VehicleSensors;
+}
+
+const endCheckRows = `
+  select r.branch_id, r.customer_id, r.start_vehicle_sensors, v.id as vehicle_id, v.category_id,
+         v.latitude, v.longitude, v.charging, v.power_state, v.sensors
+    from rental r join vehicle v on v.tenant_id = r.tenant_id and v.id = r.vehicle_id
+   where r.tenant_id = $1 and r.id = $2`;
+
 /** Free reservation minutes in these rentals' closed RESERVATION_FREE phases. */
 function freeReservationMinutesOf(rentals: ReadonlyArray<{ phases: Rental['phases'] }>): number {
   let ms = 0;
@@ -715,9 +735,23 @@ export function createRentalActivities(deps: RentalActivityDeps) {
     const outcome = await asActivity(async () => {
       // Reads only: no transaction unless there is a check to record.
       const em = tenantEm(orm, input.tenant);
-      const rental = await em.findOne(Rental, input.rentalId, { populate: ['vehicle'] });
-      if (!rental) throw new DomainError('R404');
-      const vehicle = rental.vehicle;
+      const [row] = await preparedRows<EndCheckRow>(em, endCheckRows, [input.tenant, input.rentalId]);
+      if (!row) throw new DomainError('R404');
+      const rental = {
+        id: input.rentalId,
+        branch: { id: row.branch_id },
+        customer: { id: row.customer_id },
+        startVehicleSensors: row.start_vehicle_sensors,
+      };
+      const vehicle = {
+        id: row.vehicle_id,
+        category: { id: row.category_id },
+        latitude: row.latitude,
+        longitude: row.longitude,
+        charging: row.charging,
+        powerState: row.power_state,
+        sensors: row.sensors,
+      };
       const report = await endRequirementsReport(em, input.tenant, {
         rental,
         vehicle,

@@ -23,6 +23,8 @@ export interface LifecycleBenchResult {
   /** Lifecycles per second. */
   throughput: number;
   steps: Record<LifecycleStep, StepLatency>;
+  /** Every step's latency, for merging runs (`mergeResults`). */
+  samples: Record<LifecycleStep, number[]>;
   /** CPU seconds spent during the run by this process and by the servers it started. */
   cpu: CpuSnapshot;
   /**
@@ -82,23 +84,44 @@ export async function runLifecycles(
   const cpu = cpuSpent(cpuBefore, cpuSnapshot());
   const foreignSeconds = machineBusySeconds() - busyBefore - sum(Object.values(cpu));
   const foreignLoad = Math.max(0, foreignSeconds) / (wallSeconds * os.availableParallelism());
+  return summarise({ lifecycles: completed, concurrency, wallSeconds, samples, cpu, foreignLoad });
+}
+
+function summarise(run: Omit<LifecycleBenchResult, 'throughput' | 'steps'>): LifecycleBenchResult {
   const summary = (values: number[]): StepLatency => ({
     p50: percentile(values, 50),
     p99: percentile(values, 99),
     max: Math.max(...values),
   });
   return {
-    lifecycles: completed,
-    concurrency,
-    wallSeconds,
-    throughput: completed / wallSeconds,
-    steps: Object.fromEntries(lifecycleSteps.map((step) => [step, summary(samples[step])])) as Record<
+    ...run,
+    throughput: run.lifecycles / run.wallSeconds,
+    steps: Object.fromEntries(lifecycleSteps.map((step) => [step, summary(run.samples[step])])) as Record<
       LifecycleStep,
       StepLatency
     >,
-    cpu,
-    foreignLoad,
   };
+}
+
+/**
+ * Several runs of one side as one: lifecycles, wall time and CPU add up, latencies are pooled. The bench
+ * alternates short runs of both sides, so that both see the same drift of a shared machine.
+ */
+export function mergeResults(runs: readonly LifecycleBenchResult[]): LifecycleBenchResult {
+  const wallSeconds = sum(runs.map((run) => run.wallSeconds));
+  const cpu = { ...runs[0]!.cpu };
+  for (const run of runs.slice(1))
+    for (const group of Object.keys(cpu) as (keyof typeof cpu)[]) cpu[group] += run.cpu[group];
+  return summarise({
+    lifecycles: sum(runs.map((run) => run.lifecycles)),
+    concurrency: runs[0]!.concurrency,
+    wallSeconds,
+    samples: Object.fromEntries(
+      lifecycleSteps.map((step) => [step, runs.flatMap((run) => run.samples[step])]),
+    ) as Record<LifecycleStep, number[]>,
+    cpu,
+    foreignLoad: sum(runs.map((run) => run.foreignLoad * run.wallSeconds)) / wallSeconds,
+  });
 }
 
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);

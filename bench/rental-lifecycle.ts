@@ -1,25 +1,32 @@
 // Measures the rental lifecycle through the real stack: HTTP API → Temporal dev server → worker →
-// PostgreSQL and MQTT → simulated vehicle, and back. Then runs the same shape on bare Temporal
+// PostgreSQL and MQTT → simulated vehicle, and back, beside the same shape on bare Temporal
 // (bench/temporal-baseline.ts) against the same dev server, and prints both and their ratio: how much
 // fleetflow adds on top of Temporal. Each lifecycle is create → START → PARK → DRIVE → END with a short
 // ride before END, so it ends ENDED with a priced invoice. Prints p50/p99 per step, throughput and memory.
-// Usage: npm run bench [-- seconds concurrency]   (defaults: 60 s per side, 16 concurrent)
+// Usage: npm run bench [-- seconds concurrency rounds]   (defaults: 60 s per side, 16 concurrent, 3 rounds)
 //
 // Both run on a Temporal dev server backed by a SQLite file with WAL, the way `npm start` runs it
 // (platform/temporal-dev-server.ts), so the figures are what users get. The in-memory server the jest
 // suites use is faster (no file I/O) and would overstate both; BENCH_TEMPORAL_STORE=memory runs on it
 // for comparison with figures measured that way. BENCH_CPU_PROFILE=file.cpuprofile profiles this
-// process's main thread during fleetflow's lifecycles.
+// process's main thread during fleetflow's first round.
 //
-// fleetflow runs first, so its RSS is not inflated by the baseline's worker; its backend is stopped
-// before the baseline starts, so the baseline has the CPU to itself, like fleetflow had. Neither warms
-// up: the first lifecycles of each include their worker's cold start.
+// The sides take turns: each side's time is split into rounds (fleetflow, bare, fleetflow, bare, …) whose
+// figures are pooled, so a drift of the shared machine weighs on both alike. fleetflow's backend runs
+// only during its own rounds (a fresh tenant each), so the baseline has the CPU to itself, like
+// fleetflow had. Neither warms up: each round's first lifecycles include its worker's cold start.
 import { Customer, Vehicle } from '../db/entities/index.js';
 import { tenantEm } from '../db/orm.js';
 import { startThrowawayInfrastructure } from '../tests/support/infrastructure.js';
 import { startTestBackend } from '../tests/support/stack.js';
 import { startBenchApi } from './api-stack.js';
-import { formatRatio, formatResult, runLifecycles } from './lifecycle-stats.js';
+import {
+  formatRatio,
+  formatResult,
+  mergeResults,
+  runLifecycles,
+  type LifecycleBenchResult,
+} from './lifecycle-stats.js';
 import { profiledRun } from './process-cpu.js';
 import { runTemporalBaseline } from './temporal-baseline.js';
 
@@ -30,43 +37,15 @@ const durationMs = Number(process.argv[2] ?? 60) * 1000;
 const concurrency = Number(process.argv[3] ?? 16);
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 
+const rounds = Math.max(1, Number(process.argv[4] ?? process.env.BENCH_ROUNDS ?? 3));
+const roundMs = durationMs / rounds;
+
 const temporalStore = process.env.BENCH_TEMPORAL_STORE === 'memory' ? 'memory' : 'sqlite-file';
 const infra = await startThrowawayInfrastructure({ temporalStore });
-const backend = await startTestBackend({ commandTimeoutMs: 5000 });
-const { base, token, close: closeApi } = await startBenchApi(backend);
-const vehicles = await tenantEm(backend.orm, backend.seed.tenant).find(
-  Vehicle,
-  {},
-  { orderBy: { id: 'asc' } },
-);
-const lanes = Math.min(concurrency, vehicles.length);
 
-async function call(method: string, path: string, body?: unknown): Promise<{ id: number; state: string }> {
-  const response = await fetch(`${base}/back${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await response.json()) as { id: number; state: string };
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
-// Each lane needs its own customer (one open rental per customer) and vehicle.
-const em = tenantEm(backend.orm, backend.seed.tenant);
-const laneCustomers: number[] = [];
-for (let lane = 0; lane < lanes; lane += 1) {
-  const customer = em.create(Customer, {
-    email: `bench-${lane}@example.com`,
-    firstName: 'Bench',
-    lastName: `Lane ${lane}`,
-  });
-  await em.flush();
-  laneCustomers.push(customer.id);
-}
-
-// Memory every 10 s of the run, after a full collection when node runs with --expose-gc (NODE_OPTIONS), so a
-// leak (a heap that keeps growing) shows apart from a heap that grows to its working size and stays there.
+// Memory every 10 s of fleetflow's runs, after a full collection when node runs with --expose-gc
+// (NODE_OPTIONS), so a leak (a heap that keeps growing) shows apart from a heap that grows to its working
+// size and stays there.
 const collect = (globalThis as { gc?: () => void }).gc;
 const memorySamples: string[] = [];
 const sampleMemory = () => {
@@ -74,42 +53,93 @@ const sampleMemory = () => {
   const { rss, heapUsed, external } = process.memoryUsage();
   memorySamples.push(`${mib(rss)} (heap ${mib(heapUsed)}, external ${mib(external)})`);
 };
-sampleMemory();
-const sampler = setInterval(sampleMemory, 10_000);
-const memoryBefore = process.memoryUsage().rss;
-const fleetflow = await profiledRun(process.env.BENCH_CPU_PROFILE, () =>
-  runLifecycles(
-    {
-      create: async (lane) =>
-        (await call('POST', '/rentals', { guserId: laneCustomers[lane], vehicleId: vehicles[lane]!.id })).id,
-      operate: async (id, operationType, lane) => {
-        // A trip worth the name, so END prices a distance and the rental is not ENDED_NO_MOVEMENT.
-        if (operationType === 'END') backend.simulator.ride(String(vehicles[lane]!.id), 300);
-        await call('POST', `/rentals/${id}/operation`, { operationType });
-      },
-    },
-    durationMs,
-    lanes,
-  ),
-);
-clearInterval(sampler);
-sampleMemory();
-const memoryAfter = process.memoryUsage().rss;
+let memoryBefore = 0;
+let memoryAfter = 0;
 
-await closeApi();
-await backend.stop();
+/**
+ * One run of fleetflow's lifecycles: its own backend (worker, simulated fleet, telemetry ingestion) and
+ * API on a fresh tenant, stopped afterwards so the baseline's run has the machine to itself.
+ */
+async function runFleetflow(round: number): Promise<LifecycleBenchResult> {
+  const backend = await startTestBackend({ commandTimeoutMs: 5000 });
+  const { base, token, close: closeApi } = await startBenchApi(backend);
+  const em = tenantEm(backend.orm, backend.seed.tenant);
+  const vehicles = await em.find(Vehicle, {}, { orderBy: { id: 'asc' } });
+  const lanes = Math.min(concurrency, vehicles.length);
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${base}/back${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = (await response.json()) as { id: number; state: string };
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  // Each lane needs its own customer (one open rental per customer) and vehicle.
+  const laneCustomers: number[] = [];
+  for (let lane = 0; lane < lanes; lane += 1) {
+    const customer = em.create(Customer, {
+      email: `bench-${lane}@example.com`,
+      firstName: 'Bench',
+      lastName: `Lane ${lane}`,
+    });
+    await em.flush();
+    laneCustomers.push(customer.id);
+  }
+  if (round === 0) memoryBefore = process.memoryUsage().rss;
+  sampleMemory();
+  const sampler = setInterval(sampleMemory, 10_000);
+  try {
+    // BENCH_CPU_PROFILE profiles the first round.
+    return await profiledRun(round === 0 ? process.env.BENCH_CPU_PROFILE : undefined, () =>
+      runLifecycles(
+        {
+          create: async (lane) =>
+            (await call('POST', '/rentals', { guserId: laneCustomers[lane], vehicleId: vehicles[lane]!.id }))
+              .id,
+          operate: async (id, operationType, lane) => {
+            // A trip worth the name, so END prices a distance and the rental is not ENDED_NO_MOVEMENT.
+            if (operationType === 'END') backend.simulator.ride(String(vehicles[lane]!.id), 300);
+            await call('POST', `/rentals/${id}/operation`, { operationType });
+          },
+        },
+        roundMs,
+        lanes,
+      ),
+    );
+  } finally {
+    clearInterval(sampler);
+    sampleMemory();
+    memoryAfter = process.memoryUsage().rss;
+    await closeApi();
+    await backend.stop();
+  }
+}
 
-const baseline = await runTemporalBaseline({
-  address: infra.temporalAddress,
-  durationMs,
-  concurrency: lanes,
-});
+// The two sides take turns, `rounds` short runs each, so that both see the same drift of a shared
+// machine (a single long run of each measured the baseline anywhere between 92 and 127 ms of CPU per
+// lifecycle from one bench to the next).
+const fleetflowRuns: LifecycleBenchResult[] = [];
+const baselineRuns: LifecycleBenchResult[] = [];
+for (let round = 0; round < rounds; round += 1) {
+  fleetflowRuns.push(await runFleetflow(round));
+  baselineRuns.push(
+    await runTemporalBaseline({
+      address: infra.temporalAddress,
+      durationMs: roundMs,
+      concurrency: fleetflowRuns[0]!.concurrency,
+    }),
+  );
+}
+const fleetflow = mergeResults(fleetflowRuns);
+const baseline = mergeResults(baselineRuns);
 
 console.log(
-  `rental lifecycle bench (create → START → PARK → DRIVE → END), ${durationMs / 1000} s per side, Temporal dev server ${temporalStore === 'memory' ? 'in memory' : 'on a SQLite file with WAL'}, Node ${process.version}\n`,
+  `rental lifecycle bench (create → START → PARK → DRIVE → END), ${durationMs / 1000} s per side in ${rounds} alternating rounds, Temporal dev server ${temporalStore === 'memory' ? 'in memory' : 'on a SQLite file with WAL'}, Node ${process.version}\n`,
 );
 console.log(formatResult('fleetflow: HTTP API + worker + simulator in this process', fleetflow, 'API calls'));
-console.log(`  RSS ${mib(memoryAfter)} (before the run ${mib(memoryBefore)})`);
+console.log(`  RSS ${mib(memoryAfter)} after its last round (before its first ${mib(memoryBefore)})`);
 console.log(
   `  memory every 10 s${collect ? ' after a full GC' : ' (run with NODE_OPTIONS=--expose-gc to collect first)'}: ${memorySamples.join(' → ')}\n`,
 );
@@ -118,6 +148,14 @@ console.log(
 );
 console.log(`  RSS after both ${mib(process.memoryUsage().rss)}\n`);
 console.log(formatRatio(fleetflow, baseline));
+console.log(
+  `  by round (fleetflow / bare lifecycles/s): ${fleetflowRuns
+    .map((run, round) => {
+      const bare = baselineRuns[round]!.throughput;
+      return `${run.throughput.toFixed(1)} / ${bare.toFixed(1)} (${(run.throughput / bare).toFixed(2)}×)`;
+    })
+    .join(', ')}`,
+);
 const share = fleetflow.throughput / baseline.throughput;
 const endP99 = fleetflow.steps.END.p99;
 console.log(

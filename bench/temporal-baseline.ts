@@ -6,8 +6,8 @@
 // executes the `awaitReservation` update (create), then one update each for START, PARK, DRIVE and END; the worker
 // runs in this process on a NativeConnection with fleetflow's worker settings. Differences left on
 // purpose: no search attributes (fleetflow sets them at start and upserts one per transition), no
-// interceptors, no payload beyond the operation name, and one activity per step where fleetflow runs
-// two for each operation (vehicle command, then the record).
+// interceptors, no payload beyond the operation name, and activities that do nothing where fleetflow's
+// send the vehicle command and record the step.
 //
 // Alone: npx tsx bench/temporal-baseline.ts [seconds concurrency [address]]
 // (without an address it starts a throwaway dev server on a SQLite file with WAL, like the bench).

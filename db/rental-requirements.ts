@@ -249,14 +249,25 @@ export async function endBranchCandidates(
 }
 
 /**
+ * What the end requirements read of a rental and its vehicle: the entities are one, and so is the row
+ * the END step reads without them.
+ */
+export interface EndRequirementsSubject {
+  rental: { branch: { id: number }; startVehicleSensors?: Rental['startVehicleSensors'] };
+  vehicle: Pick<Vehicle, 'id' | 'latitude' | 'longitude' | 'charging' | 'powerState' | 'sensors'> & {
+    category: { id: number };
+  };
+}
+
+/**
  * Evaluates the configured end requirements of a rental from the vehicle's last reported state and
  * position, the user's position (force-end, the app) and the areas of the branch it would end in; also
- * finds that branch (`endBranchId`). The rental's `branch`, `vehicle` (with `category`) must be loaded.
+ * finds that branch (`endBranchId`).
  */
 export async function endRequirementsReport(
   em: EntityManager,
   tenant: string,
-  input: { rental: Rental; vehicle: Vehicle; userPosition?: LatLng; at?: Date },
+  input: EndRequirementsSubject & { userPosition?: LatLng; at?: Date },
 ): Promise<EndRequirementsReport> {
   const { rental, vehicle } = input;
   const at = input.at ?? new Date();
