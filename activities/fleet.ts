@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { inTenantTransaction, tenantEm, type EntityManager } from '../db/orm.js';
-import { recordEvent } from '../db/events.js';
+import { recordEvent, type EventSink } from '../db/events.js';
 import { categoryConfiguration } from '../db/categories.js';
 import {
   applyVehicleReport,
@@ -77,20 +77,21 @@ export async function applyReportToVehicle(
   em: EntityManager,
   vehicle: ReportableVehicle,
   report: VehicleReport,
+  events: EventSink = (fields) => void recordEvent(em, fields),
 ): Promise<boolean> {
   const before = vehicle.batteryLevel;
   const applied = applyVehicleReport(vehicle, report, await categoryConfiguration(em, vehicle.category.id));
-  if (applied && vehicle.batteryLevel !== before) recordBatteryLevelChange(em, vehicle, report.at);
+  if (applied && vehicle.batteryLevel !== before) recordBatteryLevelChange(events, vehicle, report.at);
   return applied;
 }
 
 /** A VEHICLE_BATTERY_LEVEL_* event for a vehicle whose battery level just changed. */
-export function recordBatteryLevelChange(
-  em: EntityManager,
+function recordBatteryLevelChange(
+  events: EventSink,
   vehicle: Pick<ReportableVehicle, 'id' | 'branch' | 'batteryLevel' | 'stateOfCharge'>,
   at: string | Date,
 ): void {
-  recordEvent(em, {
+  events({
     type: batteryLevelEventType(vehicle.batteryLevel),
     createdAt: new Date(at),
     branchId: vehicle.branch.id,
@@ -115,6 +116,7 @@ export async function recordCommandOutcomeIn(
     replyAt?: string;
     applyReport?: boolean;
   },
+  events: EventSink = (fields) => void recordEvent(em, fields),
 ): Promise<void> {
   const { status, failureReason, data } = outcome;
   const answeredAt = new Date();
@@ -132,7 +134,7 @@ export async function recordCommandOutcomeIn(
     ],
     'run',
   );
-  recordEvent(em, {
+  events({
     type: `VEHICLE_COMMAND_${input.command}`,
     createdAt: answeredAt,
     vehicleId: input.vehicleId,
@@ -151,6 +153,7 @@ export async function recordCommandOutcomeIn(
         em,
         vehicle,
         reportFromReply(data, outcome.replyAt ?? answeredAt.toISOString()),
+        events,
       );
   }
 }

@@ -11,7 +11,7 @@ import {
   Vehicle,
   VehicleCategory,
 } from '../db/entities/index.js';
-import { recordEvent } from '../db/events.js';
+import { insertEvents, recordEvent, type EventFields } from '../db/events.js';
 import { effectiveSetting, settingOrDefaults, warmSettings } from '../db/settings.js';
 import { preparedRows, updateTenantRow } from '../db/prepared.js';
 import { categoryConfiguration, categoryReadiness } from '../db/categories.js';
@@ -364,6 +364,9 @@ export function createRentalActivities(deps: RentalActivityDeps) {
       if (!row) throw new DomainError('R404');
       // Already recorded by an earlier attempt of this activity: answer what it recorded.
       if (row.recorded) return { state: row.state };
+      // The step's events, inserted together once the rows are written.
+      const events: EventFields[] = [];
+      const collect = (fields: EventFields) => void events.push(fields);
       // The command's OK answer is recorded with the transition, in one transaction.
       if (command?.answered.unrecorded)
         await recordCommandOutcomeIn(
@@ -377,6 +380,7 @@ export function createRentalActivities(deps: RentalActivityDeps) {
           },
           command.answered.commandId,
           { status: 'OK', ...command.answered.unrecorded, applyReport: false },
+          collect,
         );
       if (!transition.from.includes(row.state)) {
         throw new DomainError(
@@ -407,7 +411,7 @@ export function createRentalActivities(deps: RentalActivityDeps) {
         sensors: row.sensors,
       };
       const reported = input.vehicleReport
-        ? await applyReportToVehicle(em, vehicle, input.vehicleReport)
+        ? await applyReportToVehicle(em, vehicle, input.vehicleReport, collect)
         : false;
       const at = new Date(input.at);
       const position =
@@ -471,7 +475,7 @@ export function createRentalActivities(deps: RentalActivityDeps) {
           : { rental_state: rentalState },
         vehicleJsonColumns,
       );
-      recordEvent(em, {
+      collect({
         type: transition.event,
         createdAt: at,
         branchId: row.branch_id,
@@ -484,6 +488,7 @@ export function createRentalActivities(deps: RentalActivityDeps) {
         payload: { state, activeMode: activeMode ?? null },
         idempotencyKey,
       });
+      await insertEvents(em, input.tenant, events);
       // The deposit and the bill work on the rental entity, read after the row was written; most
       // branches hold no deposit, and then the start reads nothing more.
       if (

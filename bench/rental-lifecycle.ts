@@ -19,7 +19,7 @@ import { Customer, Vehicle } from '../db/entities/index.js';
 import { tenantEm } from '../db/orm.js';
 import { startThrowawayInfrastructure } from '../tests/support/infrastructure.js';
 import { startTestBackend } from '../tests/support/stack.js';
-import { startBenchApi } from './api-stack.js';
+import { jsonClient, startBenchApi } from './api-stack.js';
 import {
   formatRatio,
   formatResult,
@@ -66,15 +66,11 @@ async function runFleetflow(round: number): Promise<LifecycleBenchResult> {
   const em = tenantEm(backend.orm, backend.seed.tenant);
   const vehicles = await em.find(Vehicle, {}, { orderBy: { id: 'asc' } });
   const lanes = Math.min(concurrency, vehicles.length);
+  const request = jsonClient(`${base}/back`, token);
   const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${base}/back${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = (await response.json()) as { id: number; state: string };
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-    return json;
+    const { status, json } = await request(method, path, body);
+    if (status >= 400) throw new Error(`${method} ${path}: ${status} ${JSON.stringify(json)}`);
+    return json as { id: number; state: string };
   };
   // Each lane needs its own customer (one open rental per customer) and vehicle.
   const laneCustomers: number[] = [];
