@@ -18,7 +18,7 @@ import {
   UserGroup,
   Vehicle,
 } from './entities/index.js';
-import { businessUnitOfBranch, pricingForBranch, pricingForVersion } from './pricing.js';
+import { assignedPricing, businessUnitOfBranch, pricingForVersion, versionApplyingAt } from './pricing.js';
 import { effectiveSetting } from './settings.js';
 import { recordEvent } from './events.js';
 import { DomainError } from '../domain/errors.js';
@@ -43,8 +43,16 @@ export async function pinRentalPricing(
   tenant: string,
   query: { branchId: number; vehicleCategoryId: number; at: Date },
 ): Promise<PricingBundleVersion> {
-  const resolved = await pricingForBranch(em, tenant, { ...query, bundleType: 'ON_DEMAND_LEGACY' });
-  return resolved.version;
+  // The assignment, then its version: what `pricingForBranch` resolves, without the tax context of the
+  // branch's business unit, which only pricing reads (at the end, through the pinned version).
+  const assignment = await assignedPricing(
+    em,
+    tenant,
+    query.branchId,
+    query.vehicleCategoryId,
+    'ON_DEMAND_LEGACY',
+  );
+  return versionApplyingAt(em, assignment.bundle.id, query.at);
 }
 
 /** A rental's price with the phases it came from (the billing overview shows both). */

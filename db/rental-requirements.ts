@@ -79,10 +79,10 @@ export interface StartRequirementsReport {
   requirements: (Omit<RequirementResult<StartRequirementName>, 'passed'> & { passed: boolean | null })[];
 }
 
-async function branchOrFail(em: EntityManager, branchId: number): Promise<Branch> {
-  const branch = await em.findOne(Branch, branchId);
-  if (!branch) throw new DomainError('B404', `branch ${branchId} not found`);
-  return branch;
+/** B404 unless the tenant has this branch (from the read cache's branch tree). */
+async function assertBranchExists(em: EntityManager, tenant: string, branchId: number): Promise<void> {
+  if ((await branchAncestry(em, tenant, branchId)).length === 0)
+    throw new DomainError('B404', `branch ${branchId} not found`);
 }
 
 /** Whether the customer holds rental authority on the branch or one of its ancestors. */
@@ -131,7 +131,7 @@ export async function startRequirementsReport(
 ): Promise<StartRequirementsReport> {
   if (input.bookingStartTime && input.bookingEndTime && input.bookingEndTime <= input.bookingStartTime)
     throw new DomainError('0022', 'bookingEndTime must be after bookingStartTime');
-  await branchOrFail(em, input.branchId);
+  await assertBranchExists(em, tenant, input.branchId);
   if (!(await categoryReadiness(em)).has(input.vehicleCategoryId))
     throw new DomainError('VC404', `vehicle category ${input.vehicleCategoryId} not found`);
   const { config, profile } = await requirementsConfigFor(
