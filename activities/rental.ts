@@ -2,18 +2,16 @@ import { LockMode } from '@mikro-orm/core';
 import { inTenantTransaction, tenantEm } from '../db/orm.js';
 import { branchDirectory } from '../db/branches.js';
 import {
-  Branch,
   CostCenter,
   Customer,
   Event,
   Rental,
   UserGroup,
-  Vehicle,
   VehicleCategory,
 } from '../db/entities/index.js';
 import { insertEvents, recordEvent, type EventFields } from '../db/events.js';
 import { effectiveSetting, settingOrDefaults, warmSettings } from '../db/settings.js';
-import { preparedRows, updateTenantRow } from '../db/prepared.js';
+import { insertTenantRow, preparedRows, updateTenantRow } from '../db/prepared.js';
 import { categoryConfiguration, categoryReadiness } from '../db/categories.js';
 import { DomainError } from '../domain/errors.js';
 import {
@@ -672,30 +670,50 @@ export function createRentalActivities(deps: RentalActivityDeps) {
         adminSubject: input.requestedBy,
       };
 
+      const events: EventFields[] = [];
       if (startCheck.profile !== null)
-        recordEvent(em, {
+        events.push({
           type: 'RENTAL_REQUIREMENTS_START_CHECK',
           ...about,
           description: 'start requirements passed',
           payload: { passed: true, profile: startCheck.profile, requirements: startCheck.requirements },
           idempotencyKey: `${activityIdempotencyKey()}/start-check`,
         });
-      const rental = em.create(Rental, {
+      const rental = {
         id: input.rentalId,
-        workflowId: rentalWorkflowId(input.tenant, input.rentalId),
-        state: 'RESERVATION',
-        branch: em.getReference(Branch, vehicle.branch.id),
-        vehicle: em.getReference(Vehicle, vehicle.id),
-        customer,
-        createdBy: input.requestedBy,
         reservedAt,
         reservationExpiresAt: new Date(reservedAt.getTime() + grantedMinutes * 60_000),
-        pricingBundleVersion: pricingVersion,
-        phases: advancePhases([], 'RESERVE', reservedAt.toISOString()),
-        userGroup,
-        costCenter,
-        reason: input.reason ?? null,
-      });
+      };
+      // The rental row, written like the steps after it write theirs (no entity to load or track).
+      try {
+        await insertTenantRow(
+          em,
+          'rental',
+          input.tenant,
+          {
+            id: rental.id,
+            workflow_id: rentalWorkflowId(input.tenant, input.rentalId),
+            state: 'RESERVATION',
+            branch_id: vehicle.branch.id,
+            vehicle_id: vehicle.id,
+            customer_id: customer.id,
+            created_by: input.requestedBy,
+            reserved_at: rental.reservedAt,
+            reservation_expires_at: rental.reservationExpiresAt,
+            pricing_bundle_version_id: pricingVersion.id,
+            phases: advancePhases([], 'RESERVE', reservedAt.toISOString()),
+            user_group_id: userGroup?.id ?? null,
+            cost_center_id: costCenter?.id ?? null,
+            reason: input.reason ?? null,
+          },
+          rentalJsonColumns,
+        );
+      } catch (error) {
+        if (isUniqueViolation(error, 'rental_one_open_per_customer')) throw new DomainError('R102');
+        if (isUniqueViolation(error, 'rental_one_open_per_vehicle'))
+          throw new DomainError('R103', 'vehicle is already rented');
+        throw error;
+      }
       if (input.bookingId !== undefined) await linkBookingRental(em, input.bookingId, rental);
       await updateTenantRow(
         em,
@@ -705,7 +723,7 @@ export function createRentalActivities(deps: RentalActivityDeps) {
         { rental_state: 'RESERVATION' },
         noJsonColumns,
       );
-      recordEvent(em, {
+      events.push({
         type: 'RENTAL_RESERVATION',
         ...about,
         description: `vehicle ${vehicle.code} reserved for ${grantedMinutes} minutes`,
@@ -716,14 +734,7 @@ export function createRentalActivities(deps: RentalActivityDeps) {
         },
         idempotencyKey: activityIdempotencyKey(),
       });
-      try {
-        await em.flush();
-      } catch (error) {
-        if (isUniqueViolation(error, 'rental_one_open_per_customer')) throw new DomainError('R102');
-        if (isUniqueViolation(error, 'rental_one_open_per_vehicle'))
-          throw new DomainError('R103', 'vehicle is already rented');
-        throw error;
-      }
+      await insertEvents(em, input.tenant, events);
       return outcome(rental, allowanceMinutes);
     });
   }

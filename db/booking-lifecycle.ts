@@ -621,10 +621,14 @@ export async function preparePickup(
  * Called by the reservation of a booking's rental (activities/rental.ts), in its transaction: links the
  * rental to the booking and answers the booking's pinned pricing version, which the rental keeps.
  */
-export async function linkBookingRental(em: EntityManager, bookingId: number, rental: Rental): Promise<void> {
+export async function linkBookingRental(
+  em: EntityManager,
+  bookingId: number,
+  rental: { id: number; reservedAt: Date },
+): Promise<void> {
   const booking = await lockedBooking(em, bookingId);
   if (booking.rental && booking.rental.id !== rental.id) throw new DomainError('B312');
-  booking.rental = rental;
+  booking.rental = em.getReference(Rental, rental.id);
   booking.pickedUpAt = rental.reservedAt;
 }
 

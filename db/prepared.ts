@@ -108,3 +108,31 @@ export async function updateTenantRow(
     values,
   );
 }
+
+/**
+ * Inserts one row of a tenant's table (with `created_at` and `updated_at` now), inside the caller's
+ * transaction, for paths that write rows without entities; names and JSON columns as `updateTenantRow`.
+ */
+export async function insertTenantRow(
+  em: EntityManager,
+  table: string,
+  tenant: string,
+  row: Record<string, unknown>,
+  jsonColumns: ReadonlySet<string>,
+): Promise<void> {
+  const now = new Date();
+  const columns = Object.entries({ tenant_id: tenant, ...row, created_at: now, updated_at: now });
+  const values: unknown[] = [];
+  const placeholders = columns.map(([column, value]) => {
+    if (!/^[a-z_]+$/.test(column)) throw new Error(`not a column name: ${column}`);
+    const json = jsonColumns.has(column);
+    values.push(json && value !== null && value !== undefined ? JSON.stringify(value) : (value ?? null));
+    return `$${values.length}${json ? '::jsonb' : ''}`;
+  });
+  if (!/^[a-z_]+$/.test(table)) throw new Error(`not a table name: ${table}`);
+  await preparedRows(
+    em,
+    `insert into "${table}" (${columns.map(([column]) => `"${column}"`).join(', ')}) values (${placeholders.join(', ')})`,
+    values,
+  );
+}
