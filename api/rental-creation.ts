@@ -3,7 +3,7 @@
 // from `rental_id_seq`, the rental workflow started and awaited until the reservation is made or refused.
 import { startRequirementCodes } from '../domain/rental-requirements.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { CostCenter, GroupMembership, Rental, Vehicle } from '../db/entities/index.js';
+import { CostCenter, GroupMembership, Rental } from '../db/entities/index.js';
 import { preparedRows } from '../db/prepared.js';
 import { businessContextRefusal, type BusinessContextRequest } from '../domain/business-rental.js';
 import { DomainError, type ErrorCode } from '../domain/errors.js';
@@ -209,26 +209,51 @@ export interface VehicleIdentifier {
   vehicleRotatingUuid?: string;
 }
 
+/** What a creation needs of its vehicle: which one it is and the branch it belongs to. */
+export interface RequestedVehicle {
+  id: number;
+  code: string;
+  branch: { id: number };
+}
+
 /**
- * The vehicle of a creation request (V404 when none matches). `appVisible` hides what the app never shows
- * (virtual, retired and defleeted vehicles), as the app's vehicle endpoints do.
+ * The vehicle of a creation request (V404 when none matches), in one prepared statement. `appVisible`
+ * hides what the app never shows (virtual, retired and defleeted vehicles), as the app's vehicle endpoints
+ * do.
  */
 export async function vehicleOfRequest(
   em: EntityManager,
+  tenant: string,
   identifier: VehicleIdentifier,
   { appVisible = false } = {},
-): Promise<Vehicle> {
-  const where: Record<string, unknown> =
+): Promise<RequestedVehicle> {
+  const [column, value] =
     identifier.vehicleId !== undefined
-      ? { id: identifier.vehicleId }
+      ? ['id', identifier.vehicleId]
       : identifier.vehicleCode !== undefined
-        ? { code: identifier.vehicleCode }
-        : { rotatingUuid: identifier.vehicleRotatingUuid ?? '' };
-  if (appVisible)
-    Object.assign(where, { virtual: false, serviceStateV2: { $nin: ['RETIRED', 'DEFLEETED'] } });
-  const vehicle = await em.findOne(Vehicle, where);
-  if (!vehicle) throw new DomainError('V404');
-  return vehicle;
+        ? ['code', identifier.vehicleCode]
+        : ['rotating_uuid', identifier.vehicleRotatingUuid ?? null];
+  const [row] = await preparedRows<{ id: number; code: string; branch_id: number }>(
+    em,
+    `select id, code, branch_id from vehicle where tenant_id = $1 and ${column} = $2${
+      appVisible ? ` and not virtual and service_state_v2 not in ('RETIRED', 'DEFLEETED')` : ''
+    } limit 1`,
+    [tenant, value],
+  );
+  if (!row) throw new DomainError('V404');
+  return { id: row.id, code: row.code, branch: { id: row.branch_id } };
+}
+
+/** Whether the tenant has this customer (U106 otherwise, for creations that name one). */
+export async function customerExists(
+  em: EntityManager,
+  tenant: string,
+  customerId: number,
+): Promise<boolean> {
+  return (
+    (await preparedRows(em, 'select 1 from customer where tenant_id = $1 and id = $2', [tenant, customerId]))
+      .length > 0
+  );
 }
 
 /** A checked business context: the account, its cost center (the member's or the account's default) and reason. */
@@ -312,7 +337,7 @@ export const rentalCreationErrors = [
 /** What a creation asks for once its inputs are checked. */
 export interface RentalCreation {
   tenant: string;
-  vehicle: Vehicle;
+  vehicle: RequestedVehicle;
   customerId: number;
   /** Acting subject, recorded on the rental and its events (`client:…`, `operator:…`, `customer:…`). */
   requestedBy: string;

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Customer, Rental } from '../../../db/entities/index.js';
+import { Rental } from '../../../db/entities/index.js';
 import type { EntityManager } from '../../../db/orm.js';
 import { branchWithDescendants } from '../../../db/branches.js';
 import { preparedRows } from '../../../db/prepared.js';
@@ -26,6 +26,7 @@ import {
   rentalCreationErrors,
   rentalPopulate,
   vehicleOfRequest,
+  customerExists,
 } from '../../rental-creation.js';
 import { Price, PriceV3, PriceV4, PricingVersionRef } from '../pricing-estimates.js';
 import { created, ok, defineRoute, linksById, type RouteContext } from '../../kernel/route.js';
@@ -260,7 +261,7 @@ const rentalSummaryOf = (ctx: RouteContext<{ rentalId: number }>) =>
 
 /** The vehicle a creation names, loaded once per request. */
 const vehicleOf = (ctx: RouteContext<unknown, unknown, { vehicleId?: number; vehicleCode?: string }>) =>
-  ctx.once('vehicle', () => vehicleOfRequest(ctx.em, ctx.body));
+  ctx.once('vehicle', () => vehicleOfRequest(ctx.em, ctx.tenant, ctx.body));
 
 /** The rental workflow of a rental. */
 export const workflowOf = (ctx: RouteContext, rentalId: number) =>
@@ -605,7 +606,7 @@ export const adminAddRental = defineRoute({
         `vehicle ${vehicle.code} belongs to branch ${vehicle.branch.id}, not ${body.branchId}`,
       );
     }
-    if (!(await em.findOne(Customer, body.guserId)))
+    if (!(await customerExists(em, tenant, body.guserId)))
       throw new DomainError('U106', `customer ${body.guserId} not found`);
     const business = await checkBusinessContext(em, body.guserId, body);
     const rental = await createRental(em, services, {

@@ -138,7 +138,7 @@ export const appAddRental = defineRoute({
   errors: [...rentalCreationErrors],
   async handler(ctx) {
     const customer = await ctx.customer();
-    const vehicle = await vehicleOfRequest(ctx.em, ctx.body, { appVisible: true });
+    const vehicle = await vehicleOfRequest(ctx.em, ctx.tenant, ctx.body, { appVisible: true });
     const business = await checkBusinessContext(ctx.em, customer.id, ctx.body);
     const rental = await createRental(ctx.em, ctx.services, {
       tenant: ctx.tenant,
