@@ -1,14 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import { inTenantTransaction, tenantEm } from '../db/orm.js';
 import { branchDirectory } from '../db/branches.js';
-import {
-  CostCenter,
-  Customer,
-  Event,
-  Rental,
-  UserGroup,
-  VehicleCategory,
-} from '../db/entities/index.js';
+import { CostCenter, Customer, Event, Rental, UserGroup, VehicleCategory } from '../db/entities/index.js';
 import { insertEvents, recordEvent, type EventFields } from '../db/events.js';
 import { effectiveSetting, settingOrDefaults, warmSettings } from '../db/settings.js';
 import { insertTenantRow, preparedRows, updateTenantRow } from '../db/prepared.js';
@@ -506,9 +499,7 @@ export function createRentalActivities(deps: RentalActivityDeps) {
       if (transition.ends)
         await finaliseRentalBilling(
           em,
-          await em.findOneOrFail(Rental, input.rentalId, {
-            populate: ['vehicle', 'pricingBundleVersion.bundle'],
-          }),
+          await em.findOneOrFail(Rental, input.rentalId, { populate: ['pricingBundleVersion.bundle'] }),
           { at, idempotencyKey, locked: true },
         );
       return { state };
