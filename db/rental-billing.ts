@@ -18,11 +18,13 @@ import {
   UserGroup,
   Vehicle,
 } from './entities/index.js';
-import { assignedPricing, businessUnitOfBranch, pricingForVersion, versionApplyingAt } from './pricing.js';
+import { businessUnitOfBranch, pricingForVersion } from './pricing.js';
+import { branchAncestry } from './branches.js';
+import { preparedRows } from './prepared.js';
 import { effectiveSetting } from './settings.js';
 import { recordEvent } from './events.js';
 import { DomainError } from '../domain/errors.js';
-import { priceOnDemandRental, type PriceResult } from '../domain/pricing.js';
+import { applicableVersion, priceOnDemandRental, type PriceResult } from '../domain/pricing.js';
 import {
   RENTAL_DEPOSIT_SETTING_KEY,
   depositAmountFor,
@@ -35,24 +37,67 @@ import { bookingOfRental, finaliseBookingRentalBilling } from './booking-billing
 
 /**
  * The on-demand pricing version a new rental pins (the one applying at `at` to its branch and vehicle
- * category): ODP104 when nothing is assigned, ODP106 when no version applies. Store it on the rental;
- * every later price of the rental uses exactly it.
+ * category): ODP104 when nothing is assigned, ODP106 when no version applies. Store its id on the rental;
+ * every later price of the rental uses exactly it. The rules are `assignedPricing` then
+ * `versionApplyingAt` (db/pricing.ts), read in one statement: each assignment of the branch's ancestry
+ * with the latest version of its bundle in effect at `at`, the nearest branch's first.
  */
 export async function pinRentalPricing(
   em: EntityManager,
   tenant: string,
   query: { branchId: number; vehicleCategoryId: number; at: Date },
-): Promise<PricingBundleVersion> {
-  // The assignment, then its version: what `pricingForBranch` resolves, without the tax context of the
-  // branch's business unit, which only pricing reads (at the end, through the pinned version).
-  const assignment = await assignedPricing(
+): Promise<{ id: number }> {
+  const ancestry = await branchAncestry(em, tenant, query.branchId);
+  if (!ancestry.length) throw new DomainError('B404', `branch ${query.branchId} not found`);
+  const rows = await preparedRows<{
+    branch_id: number;
+    bundle_id: number;
+    id: number | null;
+    status: PricingBundleVersion['status'] | null;
+    effective_from: string | null;
+    valid_until: string | null;
+  }>(
     em,
-    tenant,
-    query.branchId,
-    query.vehicleCategoryId,
-    'ON_DEMAND_LEGACY',
+    `select a.branch_id, a.bundle_id, v.id, v.status, v.effective_from, v.valid_until
+       from pricing_assignment a
+       left join lateral (
+         select id, status, effective_from, valid_until from pricing_bundle_version
+          where tenant_id = a.tenant_id and bundle_id = a.bundle_id
+            and status in ('PUBLISHED', 'SUPERSEDED', 'EXPIRED') and effective_from <= $5
+          order by effective_from desc, id desc limit 1) v on true
+      where a.tenant_id = $1 and a.branch_id = any($2) and a.vehicle_category_id = $3 and a.bundle_type = $4`,
+    [tenant, ancestry, query.vehicleCategoryId, 'ON_DEMAND_LEGACY', query.at],
   );
-  return versionApplyingAt(em, assignment.bundle.id, query.at);
+  const assignment = ancestry
+    .map((branchId) => rows.find((row) => row.branch_id === branchId))
+    .find((row) => row !== undefined);
+  if (!assignment)
+    throw new DomainError(
+      'ODP104',
+      `no on-demand pricing assigned to category ${query.vehicleCategoryId} at branch ${query.branchId}`,
+    );
+  const instant = (value: string | null) =>
+    value === null ? null : em.getPlatform().parseDate(value).getTime();
+  const found =
+    assignment.id === null
+      ? undefined
+      : applicableVersion(
+          [
+            {
+              id: assignment.id,
+              status: assignment.status!,
+              effectiveFrom: instant(assignment.effective_from),
+              validUntil: instant(assignment.valid_until),
+            },
+          ],
+          query.at.getTime(),
+        );
+  if (!found)
+    throw new DomainError(
+      'ODP106',
+      `no published version of pricing bundle ${assignment.bundle_id} applies at ${query.at.toISOString()}`,
+    );
+  return { id: found.id };
 }
 
 /** A rental's price with the phases it came from (the billing overview shows both). */

@@ -13,6 +13,7 @@ import {
   Event,
   Invoice,
   InvoiceLine,
+  PricingBundleVersion,
   Rental,
   Role,
   RoleAssignment,
@@ -22,6 +23,7 @@ import {
   VehicleCategory,
 } from '../db/entities/index.js';
 import { inTenantTransaction, tenantEm } from '../db/orm.js';
+import { pricingForBranch } from '../db/pricing.js';
 import {
   finaliseRentalBilling,
   holdRentalDeposit,
@@ -117,7 +119,7 @@ async function makeRental(setup: RentalSetup): Promise<number> {
       endedAt: setup.endedAtMinute === undefined ? null : new Date(at(setup.endedAtMinute)),
       startOdometerKm: setup.startOdometerKm ?? null,
       endOdometerKm: setup.endOdometerKm ?? null,
-      pricingBundleVersion: version,
+      pricingBundleVersion: em.getReference(PricingBundleVersion, version.id),
       phases: setup.phases,
       paidReservationMinutes: setup.paidReservationMinutes ?? 0,
       userGroup: group,
@@ -377,6 +379,26 @@ describe('prices at slot boundaries through whole rentals', () => {
     const rental = await em.findOneOrFail(Rental, id);
     rental.pricingBundleVersion = null;
     await expectDomainError(priceRental(em, rental, Date.now()), 'ODP104');
+  });
+
+  test('pinning resolves what pricingForBranch resolves, in one statement', async () => {
+    const em = tenantEm(stack.backend.orm, tenant);
+    const vehicle = await em.findOneOrFail(Vehicle, {}, { orderBy: { id: 'asc' } });
+    const query = { branchId: stack.backend.seed.branchId, vehicleCategoryId: vehicle.category.id };
+    const now = new Date();
+    const resolved = await pricingForBranch(em, tenant, {
+      ...query,
+      bundleType: 'ON_DEMAND_LEGACY',
+      at: now,
+    });
+    expect(await pinRentalPricing(em, tenant, { ...query, at: now })).toEqual({ id: resolved.version.id });
+    // Before any version took effect, both refuse alike.
+    const past = new Date('2000-01-01T00:00:00Z');
+    await expectDomainError(
+      pricingForBranch(em, tenant, { ...query, bundleType: 'ON_DEMAND_LEGACY', at: past }),
+      'ODP106',
+    );
+    await expectDomainError(pinRentalPricing(em, tenant, { ...query, at: past }), 'ODP106');
   });
 
   test('pinning needs an on-demand assignment (ODP104)', async () => {
