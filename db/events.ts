@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Event } from './entities/index.js';
-import { preparedRows } from './prepared.js';
+import { bindColumn, preparedRows } from './prepared.js';
 
 /** The columns of one event row that callers choose; tenant and defaults come from the EntityManager. */
 export interface EventFields {
@@ -31,20 +31,25 @@ export function recordEvent(em: EntityManager, fields: EventFields): Event {
 /** Where a step's events go: by default into the EntityManager's unit of work (`recordEvent`). */
 export type EventSink = (fields: EventFields) => void;
 
-const eventColumns = [
-  'type',
-  'created_at',
-  'branch_id',
-  'vehicle_id',
-  'rental_id',
-  'customer_id',
-  'booking_id',
-  'admin_subject',
-  'position',
-  'description',
-  'payload',
-  'idempotency_key',
-] as const;
+const eventJsonColumns = new Set(['position', 'payload']);
+
+/** An event's columns as `recordEvent` would write them (the tenant aside). */
+function eventRow(event: EventFields): Record<string, unknown> {
+  return {
+    type: event.type,
+    created_at: event.createdAt ?? new Date(),
+    branch_id: event.branchId,
+    vehicle_id: event.vehicleId,
+    rental_id: event.rentalId,
+    customer_id: event.customerId,
+    booking_id: event.bookingId,
+    admin_subject: event.adminSubject,
+    position: event.position,
+    description: event.description,
+    payload: event.payload,
+    idempotency_key: event.idempotencyKey,
+  };
+}
 
 /**
  * Inserts events at once, in one statement on the caller's transaction, for the steps that write their
@@ -57,31 +62,16 @@ export async function insertEvents(
 ): Promise<void> {
   if (events.length === 0) return;
   const values: unknown[] = [tenant];
-  const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
-  const rows = events.map((event) => {
-    values.push(
-      event.type,
-      event.createdAt ?? new Date(),
-      event.branchId ?? null,
-      event.vehicleId ?? null,
-      event.rentalId ?? null,
-      event.customerId ?? null,
-      event.bookingId ?? null,
-      event.adminSubject ?? null,
-      json(event.position),
-      event.description ?? null,
-      json(event.payload),
-      event.idempotencyKey ?? null,
-    );
-    const first = values.length - eventColumns.length + 1;
-    const placeholders = eventColumns.map((column, index) =>
-      column === 'position' || column === 'payload' ? `$${first + index}::jsonb` : `$${first + index}`,
-    );
-    return `($1, ${placeholders.join(', ')})`;
-  });
+  const rows = events.map(eventRow);
+  const placeholders = rows.map(
+    (row) =>
+      `($1, ${Object.entries(row)
+        .map(([column, value]) => bindColumn(values, column, value, eventJsonColumns))
+        .join(', ')})`,
+  );
   await preparedRows(
     em,
-    `insert into event (tenant_id, ${eventColumns.join(', ')}) values ${rows.join(', ')}`,
+    `insert into event (tenant_id, ${Object.keys(rows[0]!).join(', ')}) values ${placeholders.join(', ')}`,
     values,
   );
 }

@@ -82,9 +82,30 @@ async function inTransaction<Row>(
 }
 
 /**
+ * Binds one column's value as the next `$n` of `values` and answers its placeholder, JSON columns as
+ * jsonb. Column names come from the code, never from clients (checked anyway).
+ */
+export function bindColumn(
+  values: unknown[],
+  column: string,
+  value: unknown,
+  jsonColumns: ReadonlySet<string>,
+): string {
+  if (!/^[a-z_]+$/.test(column)) throw new Error(`not a column name: ${column}`);
+  const json = jsonColumns.has(column);
+  values.push(json && value !== null && value !== undefined ? JSON.stringify(value) : (value ?? null));
+  return `$${values.length}${json ? '::jsonb' : ''}`;
+}
+
+function checkedTable(table: string): string {
+  if (!/^[a-z_]+$/.test(table)) throw new Error(`not a table name: ${table}`);
+  return `"${table}"`;
+}
+
+/**
  * Sets `changes` (column name → value) and `updated_at` on one row of a tenant's table, inside the
- * caller's transaction, for paths that write rows without loading entities. Table and column names come
- * from the code, never from clients; the `jsonColumns` among them are written as JSON.
+ * caller's transaction, for paths that write rows without loading entities; the `jsonColumns` among them
+ * are written as JSON.
  */
 export async function updateTenantRow(
   em: EntityManager,
@@ -95,23 +116,19 @@ export async function updateTenantRow(
   jsonColumns: ReadonlySet<string>,
 ): Promise<void> {
   const values: unknown[] = [tenant, id];
-  const assignments = Object.entries({ ...changes, updated_at: new Date() }).map(([column, value]) => {
-    if (!/^[a-z_]+$/.test(column)) throw new Error(`not a column name: ${column}`);
-    const json = jsonColumns.has(column);
-    values.push(json && value !== null && value !== undefined ? JSON.stringify(value) : (value ?? null));
-    return `"${column}" = $${values.length}${json ? '::jsonb' : ''}`;
-  });
-  if (!/^[a-z_]+$/.test(table)) throw new Error(`not a table name: ${table}`);
+  const assignments = Object.entries({ ...changes, updated_at: new Date() }).map(
+    ([column, value]) => `"${column}" = ${bindColumn(values, column, value, jsonColumns)}`,
+  );
   await preparedRows(
     em,
-    `update "${table}" set ${assignments.join(', ')} where tenant_id = $1 and id = $2`,
+    `update ${checkedTable(table)} set ${assignments.join(', ')} where tenant_id = $1 and id = $2`,
     values,
   );
 }
 
 /**
  * Inserts one row of a tenant's table (with `created_at` and `updated_at` now), inside the caller's
- * transaction, for paths that write rows without entities; names and JSON columns as `updateTenantRow`.
+ * transaction, for paths that write rows without entities; JSON columns as `updateTenantRow`.
  */
 export async function insertTenantRow(
   em: EntityManager,
@@ -123,16 +140,10 @@ export async function insertTenantRow(
   const now = new Date();
   const columns = Object.entries({ tenant_id: tenant, ...row, created_at: now, updated_at: now });
   const values: unknown[] = [];
-  const placeholders = columns.map(([column, value]) => {
-    if (!/^[a-z_]+$/.test(column)) throw new Error(`not a column name: ${column}`);
-    const json = jsonColumns.has(column);
-    values.push(json && value !== null && value !== undefined ? JSON.stringify(value) : (value ?? null));
-    return `$${values.length}${json ? '::jsonb' : ''}`;
-  });
-  if (!/^[a-z_]+$/.test(table)) throw new Error(`not a table name: ${table}`);
+  const placeholders = columns.map(([column, value]) => bindColumn(values, column, value, jsonColumns));
   await preparedRows(
     em,
-    `insert into "${table}" (${columns.map(([column]) => `"${column}"`).join(', ')}) values (${placeholders.join(', ')})`,
+    `insert into ${checkedTable(table)} (${columns.map(([column]) => `"${column}"`).join(', ')}) values (${placeholders.join(', ')})`,
     values,
   );
 }
