@@ -20,7 +20,7 @@ import {
   type BookingTimeline,
   type PickupPlan,
 } from '../db/booking-lifecycle.js';
-import type { ActivityDeps } from '../platform/domains/domain.js';
+import type { ActivityDeps } from './deps.js';
 import { activityIdempotencyKey, asActivity } from './support.js';
 
 /** Who acts and when, as the workflow sends it (the idempotency key is the activity's own). */

@@ -40,7 +40,8 @@ import {
 import { RENTAL_DEPOSIT_SETTING_KEY } from '../domain/rental-pricing.js';
 import { RENTAL_REQUIREMENTS_SETTING_KEY } from '../domain/rental-requirements.js';
 import { Context, ApplicationFailure } from '@temporalio/activity';
-import { activityIdempotencyKey, asActivity, isUniqueViolation, withHeartbeat } from './support.js';
+import { activityIdempotencyKey, asActivity, withHeartbeat } from './support.js';
+import { isUniqueViolation } from '../db/constraints.js';
 import {
   applyReportToVehicle,
   createCommandDelivery,
@@ -48,7 +49,7 @@ import {
   type AnsweredStepCommand,
   type ReportableVehicle,
 } from './fleet.js';
-import type { ActivityDeps } from '../platform/domains/domain.js';
+import type { ActivityDeps } from './deps.js';
 import { finaliseRentalBilling, holdRentalDeposit, pinRentalPricing } from '../db/rental-billing.js';
 import { assertStartRequirements, endRequirementsReport } from '../db/rental-requirements.js';
 import { applyEndOverrides, assertRequirementsPassed } from '../domain/rental-requirements.js';

@@ -5,7 +5,9 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { errorCatalogue } from '../domain/errors.js';
-import { allRoutes, permissionCatalogue, processKinds } from '../platform/domains/index.js';
+import type { PermissionCatalogue } from '../domain/permissions.js';
+import type { ProcessKind } from '../workflows/process-kind.js';
+import type { AnyRoute } from './kernel/route.js';
 import { backDocument, frontDocument } from './documents.js';
 import { assignTraceId, errorHandler, unknownRoute } from './errors.js';
 import { TokenService } from './auth.js';
@@ -18,6 +20,13 @@ import { createHttpObservability } from '../platform/http-observability.js';
 import { loadConfig } from '../platform/config.js';
 import { NodemailerSender, type MailSender } from '../platform/mail.js';
 import { OutboxSmsSender, type SmsSender } from '../platform/sms.js';
+
+/** What the domains bring to the HTTP application: endpoints, permissions and long-running process kinds. */
+export interface ApiContents {
+  routes: readonly AnyRoute[];
+  permissions: PermissionCatalogue;
+  processes: readonly ProcessKind[];
+}
 
 export interface ApiDeps {
   orm: MikroORM;
@@ -75,7 +84,7 @@ export const infrastructureRoutes = [
 ] as const;
 
 /** The HTTP application: authentication, contract validation, the declared routes and the one error handler. */
-export function createApp(deps: ApiDeps): express.Express {
+export function createApp(deps: ApiDeps, contents: ApiContents): express.Express {
   const app = express();
   // Paths are matched exactly as the documents write them, so every request the router serves has been
   // validated against the contract (a case variant or a trailing slash is an unknown route).
@@ -87,9 +96,9 @@ export function createApp(deps: ApiDeps): express.Express {
   // neither document declares conditional requests.
   app.set('etag', false);
   const tokens = new TokenService(deps.jwtSecret, deps.tokenTtlSeconds);
-  const routes = allRoutes();
-  const back = backDocument();
-  const front = frontDocument();
+  const { routes } = contents;
+  const back = backDocument(routes);
+  const front = frontDocument(routes);
   const logger = deps.logger ?? createLogger('api');
   const observability = createHttpObservability({ logger, registry: deps.metrics ?? new Registry() });
   app.use(assignTraceId);
@@ -135,14 +144,14 @@ export function createApp(deps: ApiDeps): express.Express {
     taskQueue: deps.taskQueue,
     tokens,
     tokenTtlSeconds: deps.tokenTtlSeconds,
-    permissions: permissionCatalogue(),
+    permissions: contents.permissions,
   });
 
   app.use(unknownRoute);
   app.use(
     errorHandler({
       log: (message, fault, traceId) => logger.error({ err: fault, traceId }, message),
-      processes: processKinds(),
+      processes: contents.processes,
       strictErrorCodes: deps.validateResponses ?? false,
     }),
   );

@@ -1,9 +1,9 @@
-// The two OpenAPI documents, assembled from the route declarations of every domain.
-import { allRoutes } from '../platform/domains/index.js';
+// The two OpenAPI documents, assembled from the route declarations they are given (every domain's).
 import { buildDocument } from './kernel/openapi.js';
+import type { AnyRoute } from './kernel/route.js';
 
 /** The operator interface (`/v1/{tenant}/back`) and the token endpoint. */
-export function backDocument() {
+export function backDocument(routes: readonly AnyRoute[]) {
   return buildDocument(
     'back',
     {
@@ -11,12 +11,12 @@ export function backDocument() {
       description:
         'Operator interface of the fleetflow shared-mobility platform. Every call needs a bearer token of scope `back` issued by `POST /v1/{tenant}/auth/token`; permissions come from role assignments on branches (operational) and business units (finance). Errors use the body `{errorCode, userMessage, httpStatus, traceId}`; each operation lists the catalogue codes it may answer with.',
     },
-    allRoutes(),
+    routes,
   );
 }
 
 /** The app interface (`/v1/{tenant}/front`) and the token endpoint. */
-export function frontDocument() {
+export function frontDocument(routes: readonly AnyRoute[]) {
   return buildDocument(
     'front',
     {
@@ -24,6 +24,6 @@ export function frontDocument() {
       description:
         'User-facing interface for white-label apps. Tokens of scope `front` come from `POST /v1/{tenant}/auth/token`. Errors use the body `{errorCode, userMessage, httpStatus, traceId}`; each operation lists the catalogue codes it may answer with.',
     },
-    allRoutes(),
+    routes,
   );
 }

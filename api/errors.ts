@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, WorkflowUpdateFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { DomainError, baseCode, isDomainError, type ErrorCodeLike } from '../domain/errors.js';
-import type { ProcessKind } from '../platform/domains/domain.js';
+import type { ProcessKind } from '../workflows/process-kind.js';
 import { errorCodesOf } from './kernel/openapi.js';
 
 /**

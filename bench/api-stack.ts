@@ -7,11 +7,13 @@ import os from 'node:os';
 import path from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
-import { createApp } from '../api/app.js';
-import { connectOrm, migrateDatabase } from '../db/orm.js';
-import { demoOperatorClient, seedTenant } from '../db/seed.js';
+import { migrateDatabase } from '../db/orm.js';
+import { demoOperatorClient } from '../db/seed.js';
 import { startEmbeddedPostgres } from '../platform/embedded-postgres.js';
 import type { TestBackend } from '../tests/support/stack.js';
+import { connectOrm } from '../composition/orm.js';
+import { seedTenant } from '../composition/seed.js';
+import { createApp } from '../composition/app.js';
 
 export interface BenchApi {
   /** `http://127.0.0.1:<port>/v1/<tenant>` */

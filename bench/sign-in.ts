@@ -8,13 +8,15 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@temporalio/client';
-import { createApp } from '../api/app.js';
-import { connectOrm, migrateDatabase } from '../db/orm.js';
-import { demoOperatorClient, seedTenant } from '../db/seed.js';
+import { migrateDatabase } from '../db/orm.js';
+import { demoOperatorClient } from '../db/seed.js';
 import { demoCustomer } from '../db/seed/customers.js';
 import { startEmbeddedPostgres } from '../platform/embedded-postgres.js';
 import { hashPassword, passwordHashParameters } from '../platform/passwords.js';
 import { percentile } from './lifecycle-stats.js';
+import { connectOrm } from '../composition/orm.js';
+import { seedTenant } from '../composition/seed.js';
+import { createApp } from '../composition/app.js';
 
 process.env.LOG_LEVEL ??= 'warn';
 const signIns = Number(process.argv[2] ?? 200);

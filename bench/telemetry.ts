@@ -105,8 +105,9 @@ async function main(): Promise<void> {
   const seconds = Number(process.argv[2] ?? 20);
   const vehicleCount = Number(process.argv[3] ?? 500);
   const { startEmbeddedPostgres } = await import('../platform/embedded-postgres.js');
-  const { connectOrm, migrateDatabase, tenantEm } = await import('../db/orm.js');
-  const { seedTenant } = await import('../db/seed.js');
+  const { migrateDatabase, tenantEm } = await import('../db/orm.js');
+  const { connectOrm } = await import('../composition/orm.js');
+  const { seedTenant } = await import('../composition/seed.js');
   const { Vehicle } = await import('../db/entities/index.js');
   const { TelemetryIngestor } = await import('../workers/telemetry-ingestor.js');
 

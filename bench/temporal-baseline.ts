@@ -25,6 +25,7 @@ import {
   baselineOperation,
   type BaselineActivities,
 } from './temporal-baseline.workflows.js';
+import { searchAttributeDefinitions } from '../workflows/search-attributes.js';
 
 const workflowsPath = fileURLToPath(new URL('./temporal-baseline.workflows.ts', import.meta.url));
 
@@ -101,6 +102,7 @@ async function main(): Promise<void> {
     const { startTemporalDevServer } = await import('../platform/temporal-dev-server.js');
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'fleetflow-baseline-'));
     const server = await startTemporalDevServer({
+      searchAttributes: searchAttributeDefinitions,
       cliPath: await ensureTemporalCli(loadConfig()),
       port: 0,
       namespace: 'default',

@@ -15,7 +15,7 @@ import {
   versionApplyingAt,
   type ResolvedPricing,
 } from './pricing.js';
-import { issueInvoice } from './rental-billing.js';
+import { issueInvoice } from './invoices.js';
 import { DomainError } from '../domain/errors.js';
 import { bookingCancellation, priceBooking, priceFee, type PriceResult } from '../domain/pricing.js';
 import { rentalDistance } from '../domain/rental-pricing.js';

@@ -34,7 +34,7 @@ import {
   setBookingPrice,
 } from './booking-billing.js';
 import { assertStartRequirements } from './rental-requirements.js';
-import { isUniqueViolation } from '../activities/support.js';
+import { isUniqueViolation } from './constraints.js';
 import { DomainError, isDomainError } from '../domain/errors.js';
 import {
   BOOKING_SETTINGS_KEY,
@@ -44,75 +44,13 @@ import {
   bookingWindowRefusal,
   defaultBookingSettings,
   pickupWindow,
-  type BookingApprovalState,
-  type BookingDeadlines,
   type BookingOperation,
-  type BookingRentalType,
   type BookingSettings,
-  type BookingState,
-  type BookingType,
 } from '../domain/booking.js';
 import { terminalRentalStates, type RentalState } from '../domain/rental.js';
+import type { BookingChanges, BookingCreationInput, BookingTimeline } from '../domain/booking.js';
 
-/** What the workflow keeps of its booking after every step: the facts its timers and validators need. */
-export interface BookingTimeline {
-  state: BookingState;
-  approvalState: BookingApprovalState | null;
-  vehicleId: number | null;
-  rentalId: number | null;
-  startMs: number;
-  endMs: number;
-  deadlines: BookingDeadlines;
-  overdueSinceMs: number | null;
-}
-
-/** What a booking is created with (both interfaces; the API checked the caller's rights and business context). */
-export interface BookingCreationInput {
-  tenant: string;
-  bookingId: number;
-  workflowId: string;
-  customerId: number;
-  requestedBy: string;
-  /** Workflow time of the creation. */
-  at: string;
-  type: BookingType;
-  rentalType: BookingRentalType;
-  branchId: number;
-  endBranchId?: number;
-  vehicleCategoryId: number;
-  vehicleId?: number;
-  startTime: string;
-  endTime: string;
-  startPosition?: { lat: number; lng: number };
-  startPositionRadius?: number;
-  additions?: string[];
-  pricingBundleId?: number;
-  userGroupId?: number;
-  costCenterId?: number;
-  reason?: string;
-  notes?: string;
-  externalReference?: string;
-  annotations?: string[];
-  bookingRequest?: boolean;
-  ignoreTimeConstraints?: boolean;
-}
-
-/** What an update may change (PATCH /bookings/{id}); absent fields stay. */
-export interface BookingChanges {
-  startTime?: string;
-  endTime?: string;
-  vehicleCategoryId?: number;
-  endBranchId?: number;
-  additions?: string[];
-  /** null: back to the default bundle of the category. */
-  pricingBundleId?: number | null;
-  costCenterId?: number | null;
-  reason?: string | null;
-  notes?: string | null;
-  externalReference?: string | null;
-  annotations?: string[];
-  ratingDescription?: string | null;
-}
+export type { BookingChanges, BookingCreationInput, BookingTimeline };
 
 /** Who acts, when, and the activity's idempotency key. */
 export interface Acting {

@@ -1,21 +1,36 @@
 import { MikroORM, defineConfig, type EntityManager, type Options } from '@mikro-orm/postgresql';
-import { Migrator } from '@mikro-orm/migrations';
+import type { EntityClass } from '@mikro-orm/core';
+import { Migrator, type Migration } from '@mikro-orm/migrations';
 import path from 'node:path';
-import { TENANT_FILTER } from './entities/index.js';
-import { allEntities } from '../platform/domains/index.js';
-import { migrationsList } from './migrations/index.js';
+import { TENANT_FILTER } from './entities/TenantScoped.js';
 import { repoRoot } from '../platform/config.js';
 import { ReadCache } from './read-cache.js';
 
+/** A migration as the migrator lists it: its class and the name recorded when it ran. */
+export interface NamedMigration {
+  name: string;
+  class: new (...args: never[]) => Migration;
+}
+
+/** What the database holds: every entity and every migration (the composition root gathers them from the domains). */
+export interface DatabaseSchema {
+  entities: readonly EntityClass<unknown>[];
+  migrations: readonly NamedMigration[];
+}
+
 /** ORM options shared by the API, the worker, scripts and tests; schema changes only through migrations. */
-export function ormOptions(databaseUrl: string, overrides: Partial<Options> = {}): Options {
+export function ormOptions(
+  databaseUrl: string,
+  schema: DatabaseSchema,
+  overrides: Partial<Options> = {},
+): Options {
   return defineConfig({
     clientUrl: databaseUrl,
-    entities: allEntities(),
+    entities: [...schema.entities],
     extensions: [Migrator],
     migrations: {
       path: path.join(repoRoot, 'db/migrations'),
-      migrationsList,
+      migrationsList: [...schema.migrations] as never,
       snapshot: true,
       snapshotName: '.snapshot-fleetflow',
       silent: true,
@@ -35,8 +50,12 @@ export function ormOptions(databaseUrl: string, overrides: Partial<Options> = {}
 }
 
 /** Connects the ORM; the caller owns `close()`. */
-export async function connectOrm(databaseUrl: string, overrides: Partial<Options> = {}): Promise<MikroORM> {
-  return MikroORM.init(ormOptions(databaseUrl, overrides));
+export async function connectOrm(
+  databaseUrl: string,
+  schema: DatabaseSchema,
+  overrides: Partial<Options> = {},
+): Promise<MikroORM> {
+  return MikroORM.init(ormOptions(databaseUrl, schema, overrides));
 }
 
 /** Applies pending migrations; safe to run on every start (a no-op when up to date). */

@@ -6,19 +6,16 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
 import {
-  type Booking,
-  BusinessUnit,
-  type CostCenter,
   Customer,
   Deposit,
   Invoice,
-  InvoiceLine,
   type PricingBundleVersion,
   type Rental,
   UserGroup,
   Vehicle,
 } from './entities/index.js';
 import { businessUnitOfBranch, pricingForVersion } from './pricing.js';
+import { issueInvoice } from './invoices.js';
 import { branchAncestry } from './branches.js';
 import { preparedRows } from './prepared.js';
 import { effectiveSetting } from './settings.js';
@@ -151,20 +148,6 @@ export async function priceRental(em: EntityManager, rental: Rental, atMs: numbe
 }
 
 /** The next gapless invoice number of a business unit in the invoice's year (its own time zone). */
-async function nextInvoiceNumber(em: EntityManager, tenant: string, unit: BusinessUnit, at: Date) {
-  const year = Number(
-    new Intl.DateTimeFormat('en', { timeZone: unit.timeZoneId, year: 'numeric' }).format(at),
-  );
-  const [row] = await em.execute<[{ last_number: number }]>(
-    `insert into invoice_number_sequence (tenant_id, business_unit_id, year, last_number) values (?, ?, ?, 1)
-     on conflict (tenant_id, business_unit_id, year)
-     do update set last_number = invoice_number_sequence.last_number + 1
-     returning last_number`,
-    [tenant, unit.id, year],
-  );
-  return `${unit.code}-${year}-${String(row.last_number).padStart(6, '0')}`;
-}
-
 /** What `finaliseRentalBilling` wrote: the final price and the invoice (null for a zero total). */
 export interface RentalBilling {
   price: PriceResult;
@@ -223,57 +206,6 @@ export async function finaliseRentalBilling(
   rental.invoice = invoice;
   await em.flush();
   return { price, invoice };
-}
-
-/** Who and what an invoice bills: the rental and/or booking it belongs to and its business context. */
-export interface InvoiceSubject {
-  tenant: string;
-  /** The branch whose business unit issues the invoice. */
-  branchId: number;
-  customer: Customer;
-  rental?: Rental | null;
-  booking?: Booking | null;
-  userGroup: UserGroup | null;
-  costCenter: CostCenter | null;
-  title: string;
-  at: Date;
-  idempotencyKey: string;
-}
-
-/**
- * Creates an invoice (state OPEN, one line per priceV4 line, the next number of the branch's business
- * unit): BUSINESS for a business account, else REGULAR. The caller checks that none exists yet.
- */
-export async function issueInvoice(
-  em: EntityManager,
-  price: PriceResult,
-  subject: InvoiceSubject,
-): Promise<Invoice> {
-  const unit = await businessUnitOfBranch(em, subject.branchId);
-  const number = await nextInvoiceNumber(em, subject.tenant, unit, subject.at);
-  const invoice = em.create(Invoice, {
-    number,
-    type: subject.userGroup ? 'BUSINESS' : 'REGULAR',
-    state: 'OPEN',
-    businessUnit: unit,
-    customer: subject.customer,
-    rental: subject.rental ?? null,
-    booking: subject.booking ?? null,
-    userGroup: subject.userGroup,
-    costCenter: subject.costCenter,
-    title: subject.title,
-    currency: price.priceV4.currency,
-    totalNet: price.priceV4.totals.net,
-    totalTax: price.priceV4.totals.tax,
-    totalGross: price.priceV4.totals.gross,
-    pricingBundleVersion: price.priceV4.pricingBundleVersion,
-    issuedAt: subject.at,
-    idempotencyKey: subject.idempotencyKey,
-  });
-  price.priceV4.lines.forEach((line, index) =>
-    em.create(InvoiceLine, { ...line, invoice, position: index + 1 }),
-  );
-  return invoice;
 }
 
 /** Whether the customer or the rental's business account skips the pre-authorisation (and so the deposit). */

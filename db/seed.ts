@@ -11,7 +11,7 @@ import {
   Vehicle,
   VehicleCategory,
 } from './entities/index.js';
-import { permissionCatalogue } from '../platform/domains/index.js';
+import type { PermissionCatalogue } from '../domain/permissions.js';
 import { RENTAL_RESERVATION_SETTING_KEY, defaultReservationSettings } from '../domain/rental.js';
 import { hashSecret } from '../platform/secrets.js';
 import { seedPricing } from './seed/pricing.js';
@@ -70,10 +70,13 @@ export interface SeededTenant {
 }
 
 /** Seeds the demo tenant once (skips when it exists). */
-export async function seedDemoTenant(rootEm: EntityManager): Promise<{ created: boolean }> {
+export async function seedDemoTenant(
+  rootEm: EntityManager,
+  permissions: PermissionCatalogue,
+): Promise<{ created: boolean }> {
   const em = rootEm.fork();
   if (await em.findOne(Tenant, { id: DEMO_TENANT }, { filters: false })) return { created: false };
-  await seedTenant(em, DEMO_TENANT, 'Demo Mobility');
+  await seedTenant(em, DEMO_TENANT, 'Demo Mobility', permissions);
   return { created: true };
 }
 
@@ -86,6 +89,7 @@ export async function seedTenant(
   rootEm: EntityManager,
   tenantId: string,
   name: string,
+  permissions: PermissionCatalogue,
 ): Promise<SeededTenant> {
   return rootEm.fork().transactional(async (tx) => {
     const tenant = tx.create(Tenant, { id: tenantId, name });
@@ -180,7 +184,6 @@ export async function seedTenant(
         homeBusinessUnit: unit,
       }),
     );
-    const permissions = permissionCatalogue();
     const operations = tx.create(Role, {
       tenant,
       name: 'Fleet operations',

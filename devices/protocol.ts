@@ -2,6 +2,7 @@
 // Pure: no I/O, no Node-only APIs, so workflows, activities, the API and devices can all import it.
 
 import type { VehicleSensors } from '../domain/vehicle.js';
+import { debugCommandName, vehicleCommandNames, type VehicleCommandName } from '../domain/vehicle.js';
 
 /** Root of every fleetflow topic, so all traffic can be ACL'd and bridged with one prefix. */
 export const topicRoot = 'fleetflow';
@@ -23,35 +24,8 @@ export const vehicleChannelDelivery: Readonly<Record<VehicleChannel, { qos: Mqtt
   state: { qos: 1, retain: true },
 };
 
-/** Every command a vehicle may receive (the spec's VEHICLE_COMMAND_* event family). */
-export const vehicleCommandNames = [
-  'START',
-  'STOP',
-  'LOCK',
-  'UNLOCK',
-  'LOCATE',
-  'OPEN_SADDLE',
-  'OPEN_TAILBOX',
-  'LOCK_TAILBOX',
-  'UNLOCK_TAILBOX',
-  'ALARM_ON',
-  'ALARM_OFF',
-  'SET_MAX_SPEED',
-  'CUSTOM_COMMAND',
-  'UNLOCK_BIKE_LOCK',
-  'UNLOCK_STATION_PORT',
-  'REBOOT',
-  'DEBUG',
-] as const;
-
-/**
- * The raw debug channel: `params.input` is one line for the module's debug console, the OK reply's
- * `data.output` its text answer. Not an operator command (POST /vehicles/{id}/command/debug only).
- */
-export const debugCommandName = 'DEBUG';
-
-/** Name of a vehicle command, as carried in `VehicleCommandMessage.command`. */
-export type VehicleCommandName = (typeof vehicleCommandNames)[number];
+// The command vocabulary is the fleet domain's (domain/vehicle.ts); devices carry it.
+export { vehicleCommandNames, debugCommandName, type VehicleCommandName };
 
 /** Outcomes a vehicle can report for a command. */
 export const vehicleCommandStatuses = ['OK', 'REFUSED', 'ERROR'] as const;

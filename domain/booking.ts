@@ -562,3 +562,63 @@ export function expectedVehicles(
   }
   return { atMs, peakAfter: peak };
 }
+
+/** What the workflow keeps of its booking after every step: the facts its timers and validators need. */
+export interface BookingTimeline {
+  state: BookingState;
+  approvalState: BookingApprovalState | null;
+  vehicleId: number | null;
+  rentalId: number | null;
+  startMs: number;
+  endMs: number;
+  deadlines: BookingDeadlines;
+  overdueSinceMs: number | null;
+}
+
+/** What a booking is created with (both interfaces; the API checked the caller's rights and business context). */
+export interface BookingCreationInput {
+  tenant: string;
+  bookingId: number;
+  workflowId: string;
+  customerId: number;
+  requestedBy: string;
+  /** Workflow time of the creation. */
+  at: string;
+  type: BookingType;
+  rentalType: BookingRentalType;
+  branchId: number;
+  endBranchId?: number;
+  vehicleCategoryId: number;
+  vehicleId?: number;
+  startTime: string;
+  endTime: string;
+  startPosition?: { lat: number; lng: number };
+  startPositionRadius?: number;
+  additions?: string[];
+  pricingBundleId?: number;
+  userGroupId?: number;
+  costCenterId?: number;
+  reason?: string;
+  notes?: string;
+  externalReference?: string;
+  annotations?: string[];
+  bookingRequest?: boolean;
+  ignoreTimeConstraints?: boolean;
+}
+
+/** What an update may change (PATCH /bookings/{id}); absent fields stay. */
+export interface BookingChanges {
+  startTime?: string;
+  endTime?: string;
+  vehicleCategoryId?: number;
+  endBranchId?: number;
+  additions?: string[];
+  /** null: back to the default bundle of the category. */
+  pricingBundleId?: number | null;
+  costCenterId?: number | null;
+  reason?: string | null;
+  notes?: string | null;
+  externalReference?: string | null;
+  annotations?: string[];
+  ratingDescription?: string | null;
+}

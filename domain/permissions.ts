@@ -1,4 +1,4 @@
-// Permission rules (pure). Each domain declares its permissions (platform/domains); roles bundle them;
+// Permission rules (pure). Each domain declares its permissions (composition/domains); roles bundle them;
 // assignments grant a role on a branch (operational scope, covers the branch's descendants) or on a
 // business unit (finance scope).
 

@@ -1,5 +1,34 @@
+/** Every command a vehicle may receive (the spec's VEHICLE_COMMAND_* event family). */
+export const vehicleCommandNames = [
+  'START',
+  'STOP',
+  'LOCK',
+  'UNLOCK',
+  'LOCATE',
+  'OPEN_SADDLE',
+  'OPEN_TAILBOX',
+  'LOCK_TAILBOX',
+  'UNLOCK_TAILBOX',
+  'ALARM_ON',
+  'ALARM_OFF',
+  'SET_MAX_SPEED',
+  'CUSTOM_COMMAND',
+  'UNLOCK_BIKE_LOCK',
+  'UNLOCK_STATION_PORT',
+  'REBOOT',
+  'DEBUG',
+] as const;
+
+/**
+ * The raw debug channel: `params.input` is one line for the module's debug console, the OK reply's
+ * `data.output` its text answer. Not an operator command (POST /vehicles/{id}/command/debug only).
+ */
+export const debugCommandName = 'DEBUG';
+
+/** Name of a vehicle command, as carried in `VehicleCommandMessage.command`. */
+export type VehicleCommandName = (typeof vehicleCommandNames)[number];
+
 // Pure vehicle rules shared by the API, activities and workflows (no I/O, no Node built-ins).
-import { debugCommandName, vehicleCommandNames, type VehicleCommandName } from '../devices/protocol.js';
 
 export const vehicleRentalStates = ['AVAILABLE', 'RESERVATION', 'DRIVING', 'PARKING', 'DELIVERED'] as const;
 export type VehicleRentalState = (typeof vehicleRentalStates)[number];

@@ -3,7 +3,6 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { searchAttributeDefinitions } from '../workflows/search-attributes.js';
 import { freePort, isPortOpen } from './net.js';
 import { isProcessAlive, readCommandLine, terminatePid } from './process-group.js';
 
@@ -23,6 +22,8 @@ export interface TemporalDevServerOptions {
   logFile?: string;
   /** Interface to bind (default 127.0.0.1). */
   ip?: string;
+  /** Custom search attributes to register, name → Temporal type name (`Keyword`, `Int`, …). */
+  searchAttributes: Readonly<Record<string, string>>;
 }
 
 /** A running Temporal dev server. */
@@ -39,7 +40,7 @@ const READY_TIMEOUT_MS = 60_000;
 const KILL_AFTER_MS = 5_000;
 
 /**
- * Runs `temporal server start-dev` (SQLite-backed Temporal with Web UI) with fleetflow's search
+ * Runs `temporal server start-dev` (SQLite-backed Temporal with Web UI) with the given search
  * attributes registered, and resolves only once the frontend answers for the namespace, so
  * `npm start` and integration tests get a working Temporal without Docker.
  */
@@ -112,6 +113,7 @@ export function devServerArgs(options: {
   dbFile?: string;
   namespace: string;
   ip: string;
+  searchAttributes: Readonly<Record<string, string>>;
 }): string[] {
   const args = [
     'server',
@@ -126,7 +128,7 @@ export function devServerArgs(options: {
   args.push(...(options.uiPort ? ['--ui-port', String(options.uiPort)] : ['--headless']));
   if (options.dbFile) args.push('--db-filename', options.dbFile, ...sqlitePragmaArgs);
   if (options.namespace !== 'default') args.push('--namespace', options.namespace);
-  for (const [name, type] of Object.entries(searchAttributeDefinitions)) {
+  for (const [name, type] of Object.entries(options.searchAttributes)) {
     args.push('--search-attribute', `${name}=${type}`);
   }
   return args;

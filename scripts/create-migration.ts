@@ -9,8 +9,9 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { connectOrm, migrateDatabase, ormOptions } from '../db/orm.js';
+import { migrateDatabase } from '../db/orm.js';
 import { startEmbeddedPostgres } from '../platform/embedded-postgres.js';
+import { connectOrm, ormOptions } from '../composition/orm.js';
 
 if (process.argv[2] === '--snapshot-only') {
   // The constructor discovers the entities without connecting.

@@ -4,9 +4,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { connectOrm, migrateDatabase, tenantEm } from '../db/orm.js';
-import { DEMO_TENANT, seedDemoTenant } from '../db/seed.js';
+import { migrateDatabase, tenantEm } from '../db/orm.js';
+import { DEMO_TENANT } from '../db/seed.js';
 import { simulatorFleet } from '../db/fleet.js';
+import { connectOrm } from '../composition/orm.js';
+import { seedDemoTenant } from '../composition/seed.js';
 
 const { values } = parseArgs({
   options: { 'seed-demo': { type: 'boolean' }, 'write-fleet': { type: 'string' } },

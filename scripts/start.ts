@@ -10,19 +10,16 @@ import { startEmbeddedPostgres } from '../platform/embedded-postgres.js';
 import { startEmbeddedBroker } from '../platform/embedded-broker.js';
 import { startTemporalDevServer } from '../platform/temporal-dev-server.js';
 import { ensureTemporalCli } from '../platform/temporal-binaries.js';
-import { connectOrm, migrateDatabase, tenantEm } from '../db/orm.js';
-import {
-  DEMO_BRANCH_CODE,
-  DEMO_TENANT,
-  demoAppClient,
-  demoOperatorClient,
-  seedDemoTenant,
-} from '../db/seed.js';
+import { migrateDatabase, tenantEm } from '../db/orm.js';
+import { DEMO_BRANCH_CODE, DEMO_TENANT, demoAppClient, demoOperatorClient } from '../db/seed.js';
 import { Branch } from '../db/entities/index.js';
 import { simulatorFleet } from '../db/fleet.js';
 import { workerMetricsPort } from '../workers/observability.js';
 import { startMailCatcher } from '../platform/mail.js';
 import { demoCustomer } from '../db/seed/customers.js';
+import { connectOrm } from '../composition/orm.js';
+import { seedDemoTenant } from '../composition/seed.js';
+import { searchAttributeDefinitions } from '../workflows/search-attributes.js';
 
 const config = loadConfig();
 const group = new ProcessGroup();
@@ -51,6 +48,7 @@ async function infrastructure() {
       ? { address: config.temporalAddress, uiUrl: undefined }
       : ensureTemporalCli(config).then(async (cliPath) => {
           const server = await startTemporalDevServer({
+            searchAttributes: searchAttributeDefinitions,
             cliPath,
             port: config.temporalDevServerPort,
             uiPort: config.temporalUiPort,
@@ -150,8 +148,8 @@ try {
     SIMULATOR_FLEET_FILE: fleetFile,
     SIMULATOR_TENANT: DEMO_TENANT,
   };
-  run('worker', 'workers/main.ts', env);
-  run('api', 'api/server.ts', env);
+  run('worker', 'composition/worker-main.ts', env);
+  run('api', 'composition/api-server.ts', env);
   if (config.simulatorEnabled) run('simulator', 'devices/simulator-main.ts', env);
   await waitForApi(`http://127.0.0.1:${config.apiPort}`, 90_000);
   const base = config.publicBaseUrl;

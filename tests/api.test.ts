@@ -2,13 +2,12 @@
 // vehicles; every response is validated against the OpenAPI documents.
 import type { Express } from 'express';
 import { infrastructureRoutes } from '../api/app.js';
-import { allRoutes } from '../platform/domains/index.js';
 import { fullPath } from '../api/kernel/route.js';
 import { TokenService } from '../api/auth.js';
 import { ApiClient, Branch, Event, Role, RoleAssignment, Vehicle } from '../db/entities/index.js';
 import { tenantEm } from '../db/orm.js';
 import { recordEvent } from '../db/events.js';
-import { seedTenant, demoAppClient, demoOperatorClient, type SeededTenant } from '../db/seed.js';
+import { demoAppClient, demoOperatorClient, type SeededTenant } from '../db/seed.js';
 import { hashSecret } from '../platform/secrets.js';
 import { uniqueTenant, type TestBackend } from './support/stack.js';
 import {
@@ -19,6 +18,8 @@ import {
   type HttpStack,
   type Reply,
 } from './support/http.js';
+import { seedTenant } from '../composition/seed.js';
+import { allRoutes } from '../composition/registry.js';
 
 let stack: HttpStack;
 let backend: TestBackend;

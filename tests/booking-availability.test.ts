@@ -6,7 +6,7 @@
 import { Booking, BookingStation, Branch, Customer, Vehicle, VehicleCategory } from '../db/entities/index.js';
 import { tenantEm } from '../db/orm.js';
 import { checkBookingAdmission, heldWindow } from '../db/booking-availability.js';
-import { demoAppClient, demoOperatorClient, seedTenant, type SeededTenant } from '../db/seed.js';
+import { demoAppClient, demoOperatorClient, type SeededTenant } from '../db/seed.js';
 import { demoCustomer } from '../db/seed/customers.js';
 import {
   expectedVehicles,
@@ -20,6 +20,7 @@ import {
 import { isDomainError } from '../domain/errors.js';
 import { uniqueTenant } from './support/stack.js';
 import { expectError, startHttpStack, type HttpStack } from './support/http.js';
+import { seedTenant } from '../composition/seed.js';
 
 const MINUTE = 60_000;
 const zone = 'Europe/Berlin';

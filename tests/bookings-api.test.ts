@@ -3,7 +3,7 @@
 // race for the last vehicle, ownership (A104), branch scope and hostile input.
 import { Booking, Customer, Invoice, InvoiceLine, Vehicle } from '../db/entities/index.js';
 import { tenantEm } from '../db/orm.js';
-import { demoOperatorClient, seedTenant, type SeededTenant } from '../db/seed.js';
+import { demoOperatorClient, type SeededTenant } from '../db/seed.js';
 import { demoCustomer } from '../db/seed/customers.js';
 import { TokenService } from '../api/auth.js';
 import { uniqueTenant } from './support/stack.js';
@@ -15,6 +15,7 @@ import {
   type HttpStack,
   type Reply,
 } from './support/http.js';
+import { seedTenant } from '../composition/seed.js';
 
 let stack: HttpStack;
 let operatorToken: string;

@@ -8,7 +8,6 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { createApp } from '../api/app.js';
 import { listen } from '../api/http-server.js';
 import { Customer, Tenant, Vehicle } from '../db/entities/index.js';
 import { tenantEm } from '../db/orm.js';
@@ -20,6 +19,7 @@ import { loadConfig, repoRoot } from '../platform/config.js';
 import { createLogger } from '../platform/logger.js';
 import { ensureSchemathesis } from '../platform/schemathesis.js';
 import { startTestBackend, type TestBackend } from './support/stack.js';
+import { createApp } from '../composition/app.js';
 
 /**
  * Wall-clock limit of one `st run`. With the three runs at once on 2 shared cores, the longer shard of the

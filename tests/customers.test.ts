@@ -17,7 +17,7 @@ import {
   SignInThrottle,
 } from '../db/entities/index.js';
 import { tenantEm } from '../db/orm.js';
-import { demoAppClient, demoOperatorClient, seedTenant, type SeededTenant } from '../db/seed.js';
+import { demoAppClient, demoOperatorClient, type SeededTenant } from '../db/seed.js';
 import { demoCustomer, demoGroupCode } from '../db/seed/customers.js';
 import { startMailCatcher, type CaughtMail } from '../platform/mail.js';
 import { readSmsOutbox } from '../platform/sms.js';
@@ -34,6 +34,7 @@ import {
   type HttpStack,
   type Reply,
 } from './support/http.js';
+import { seedTenant } from '../composition/seed.js';
 
 let stack: HttpStack;
 let mail: { url: string; messages: CaughtMail[]; stop(): Promise<void> };

@@ -3,7 +3,7 @@
 // (permission, branch, tenant) and hostile input. Every response is validated against the document.
 import { ApiClient, Branch, Damage, Event, Role, RoleAssignment, Vehicle } from '../db/entities/index.js';
 import { tenantEm } from '../db/orm.js';
-import { demoOperatorClient, seedTenant, type SeededTenant } from '../db/seed.js';
+import { demoOperatorClient, type SeededTenant } from '../db/seed.js';
 import { hashSecret } from '../platform/secrets.js';
 import {
   damageSeverityRefusal,
@@ -13,6 +13,7 @@ import {
 } from '../domain/damage.js';
 import { uniqueTenant } from './support/stack.js';
 import { expectError, startHttpStack, type CallOptions, type HttpStack, type Reply } from './support/http.js';
+import { seedTenant } from '../composition/seed.js';
 
 let stack: HttpStack;
 let seed: SeededTenant;

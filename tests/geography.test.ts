@@ -25,10 +25,11 @@ import {
 import { connectVehicleToSlot } from '../db/docking.js';
 import { loadBranchGeofence } from '../db/areas.js';
 import { tenantEm } from '../db/orm.js';
-import { seedTenant, demoAppClient, demoOperatorClient, type SeededTenant } from '../db/seed.js';
+import { demoAppClient, demoOperatorClient, type SeededTenant } from '../db/seed.js';
 import { hashSecret } from '../platform/secrets.js';
 import { uniqueTenant } from './support/stack.js';
 import { expectError, startHttpStack, type CallOptions, type HttpStack, type Reply } from './support/http.js';
+import { seedTenant } from '../composition/seed.js';
 
 /** A rectangle [lng, lat] as one polygon's outer ring, counter-clockwise, closed. */
 const ring = (west: number, south: number, east: number, north: number): number[][] => [

@@ -3,19 +3,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { toDomainError } from '../api/errors.js';
-import { startApi } from '../api/server.js';
 import { loadConfig, repoRoot } from '../platform/config.js';
-import { defineDomain } from '../platform/domains/domain.js';
-import { domains, permissionCatalogue, processKinds } from '../platform/domains/index.js';
 import { buildPermissionCatalogue } from '../domain/permissions.js';
-import { createActivities } from '../workers/worker.js';
 import { Type } from '@sinclair/typebox';
 import { buildDocument } from '../api/kernel/openapi.js';
 import { defineRoute, ok, type AnyRoute } from '../api/kernel/route.js';
 import { mountRoutes, type ApiServices } from '../api/kernel/mount.js';
 import express from 'express';
 import { Id } from '../api/kernel/schemas.js';
-import { connectOrm } from '../db/orm.js';
+import { connectOrm } from '../composition/orm.js';
+import { createActivities } from '../composition/worker.js';
+import { startApi } from '../composition/api-server.js';
+import { domains, permissionCatalogue, processKinds } from '../composition/registry.js';
+import { defineDomain } from '../composition/domains/domain.js';
 
 const noDeps = {} as Parameters<typeof createActivities>[0];
 

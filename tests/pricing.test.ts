@@ -15,11 +15,12 @@ import {
   RoleAssignment,
 } from '../db/entities/index.js';
 import { tenantEm } from '../db/orm.js';
-import { demoAppClient, demoOperatorClient, seedTenant, type SeededTenant } from '../db/seed.js';
+import { demoAppClient, demoOperatorClient, type SeededTenant } from '../db/seed.js';
 import { hashSecret } from '../platform/secrets.js';
 import { pricingVersionWorkflowId } from '../workflows/pricing.messages.js';
 import { expectError, startHttpStack, type HttpStack } from './support/http.js';
 import { uniqueTenant } from './support/stack.js';
+import { seedTenant } from '../composition/seed.js';
 
 let stack: HttpStack;
 let operator: string;

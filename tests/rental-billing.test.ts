@@ -31,7 +31,7 @@ import {
   priceRental,
   releaseRentalDeposit,
 } from '../db/rental-billing.js';
-import { demoOperatorClient, seedTenant, type SeededTenant } from '../db/seed.js';
+import { demoOperatorClient, type SeededTenant } from '../db/seed.js';
 import { isDomainError } from '../domain/errors.js';
 import {
   depositAmountFor,
@@ -43,6 +43,7 @@ import type { RentalPhaseRecord, RentalState } from '../domain/rental.js';
 import { hashSecret } from '../platform/secrets.js';
 import { expectError, startHttpStack, type HttpStack } from './support/http.js';
 import { uniqueTenant } from './support/stack.js';
+import { seedTenant } from '../composition/seed.js';
 
 let stack: HttpStack;
 let operator: string;

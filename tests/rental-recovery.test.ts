@@ -6,8 +6,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { Rental, Vehicle, VehicleCommand } from '../db/entities/index.js';
-import { connectOrm, tenantEm, type MikroORM } from '../db/orm.js';
-import { seedTenant, type SeededTenant } from '../db/seed.js';
+import { tenantEm, type MikroORM } from '../db/orm.js';
+import { type SeededTenant } from '../db/seed.js';
 import { simulatorFleet } from '../db/fleet.js';
 import { FleetSimulator } from '../devices/simulator.js';
 import {
@@ -18,6 +18,8 @@ import {
 } from '../workflows/rental.messages.js';
 import type { rentalWorkflow } from '../workflows/rental.js';
 import { uniqueTenant } from './support/stack.js';
+import { connectOrm } from '../composition/orm.js';
+import { seedTenant } from '../composition/seed.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -30,11 +32,11 @@ const taskQueue = `recovery-${randomBytes(3).toString('hex')}`;
 const workers: ChildProcess[] = [];
 
 /**
- * Starts `workers/main.ts` as its own process (one process: node with tsx as its loader, so SIGKILL
+ * Starts `composition/worker-main.ts` as its own process (one process: node with tsx as its loader, so SIGKILL
  * really kills the worker) and resolves once it polls the task queue.
  */
 async function startWorkerProcess(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'composition/worker-main.ts'], {
     cwd: root,
     env: {
       ...process.env,

@@ -20,7 +20,7 @@ import {
   type Rental,
 } from '../db/entities/index.js';
 import { tenantEm } from '../db/orm.js';
-import { demoAppClient, demoOperatorClient, seedTenant, type SeededTenant } from '../db/seed.js';
+import { demoAppClient, demoOperatorClient, type SeededTenant } from '../db/seed.js';
 import { demoCustomer, demoGroupCode } from '../db/seed/customers.js';
 import {
   assertStartRequirements,
@@ -50,6 +50,7 @@ import { parseVehicleTelemetry } from '../devices/protocol.js';
 import { SimulatedVehicle } from '../devices/simulated-vehicle.js';
 import { uniqueTenant } from './support/stack.js';
 import { expectError, startHttpStack, type HttpStack, type Reply } from './support/http.js';
+import { seedTenant } from '../composition/seed.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Pure rules

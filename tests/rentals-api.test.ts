@@ -11,7 +11,7 @@ import {
   Invoice,
 } from '../db/entities/index.js';
 import { tenantEm } from '../db/orm.js';
-import { demoAppClient, demoOperatorClient, seedTenant, type SeededTenant } from '../db/seed.js';
+import { demoAppClient, demoOperatorClient, type SeededTenant } from '../db/seed.js';
 import { demoCustomer, demoGroupCode } from '../db/seed/customers.js';
 import { TokenService } from '../api/auth.js';
 import { uniqueTenant } from './support/stack.js';
@@ -23,6 +23,7 @@ import {
   type HttpStack,
   type Reply,
 } from './support/http.js';
+import { seedTenant } from '../composition/seed.js';
 
 let stack: HttpStack;
 let operatorToken: string;

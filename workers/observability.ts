@@ -17,9 +17,9 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { baseCode } from '../domain/errors.js';
 import { ensureDefaultMetrics, registryCounter, registryHistogram } from '../platform/http-observability.js';
-import type { ObservabilitySinks, WorkflowOutcomeReport } from '../workflows/observability-interceptors.js';
+import type { ObservabilitySinks, WorkflowOutcomeReport } from '../workflows/observability.messages.js';
 
-export type { ObservabilitySinks, WorkflowOutcome } from '../workflows/observability-interceptors.js';
+export type { ObservabilitySinks, WorkflowOutcome } from '../workflows/observability.messages.js';
 
 /**
  * The workflow interceptor module (runs in the workflow sandbox). With a prebuilt bundle pass it to

@@ -2,18 +2,16 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { domains, workflowModules } from '../platform/domains/index.js';
-import type { ActivityDeps, DomainModule } from '../platform/domains/domain.js';
 import { repoRoot } from '../platform/config.js';
 import type { WorkerObservability } from './observability.js';
 
 /**
- * The workflow bundle's entry: re-exports the workflow module of every domain. Generated from the domain
- * list (under node_modules/.cache so the bundler resolves packages from the project), so adding a domain
- * never edits a second list.
+ * The workflow bundle's entry: re-exports the given workflow modules (every domain's). Generated (under
+ * node_modules/.cache so the bundler resolves packages from the project), so adding a domain never edits
+ * a second list.
  */
-export function workflowsEntryPath(): string {
-  const source = workflowModules()
+export function workflowsEntryPath(workflowModules: readonly URL[]): string {
+  const source = workflowModules
     .map((url) => `export * from ${JSON.stringify(fileURLToPath(url))};`)
     .join('\n');
   const directory = path.join(repoRoot, 'node_modules', '.cache', 'fleetflow');
@@ -26,31 +24,21 @@ export function workflowsEntryPath(): string {
   return entry;
 }
 
-export interface FleetflowWorkerDeps extends ActivityDeps {
+/** Any activity: `never[]` parameters accept every function, whatever it takes. */
+export type AnyActivity = (...args: never[]) => Promise<unknown>;
+
+export interface FleetflowWorkerDeps {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
-  /** Prebuilt bundle (tests build it once); otherwise bundled from the domains' workflow modules at start. */
+  /** Every activity the task queue serves, by name. */
+  activities: Record<string, AnyActivity>;
+  /** The workflow modules to bundle when no prebuilt bundle is given. */
+  workflowModules: readonly URL[];
+  /** Prebuilt bundle (tests build it once); otherwise bundled from the workflow modules at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Metrics and logs of activities and workflows (workers/observability.ts). */
   observability?: WorkerObservability;
-}
-
-/** Every activity the fleetflow task queue serves, from every domain; two with one name fail at start. */
-export function createActivities(deps: ActivityDeps, from: readonly DomainModule[] = domains) {
-  const activities: Record<string, (...args: never[]) => Promise<unknown>> = {};
-  const owner = new Map<string, string>();
-  for (const domain of from) {
-    for (const [name, activity] of Object.entries(domain.activities?.(deps) ?? {})) {
-      if (owner.has(name))
-        throw new Error(
-          `activity ${name} is defined by both the ${owner.get(name)} and the ${domain.name} domain`,
-        );
-      owner.set(name, domain.name);
-      activities[name] = activity;
-    }
-  }
-  return activities;
 }
 
 /** The worker that runs fleetflow's workflows and activities on one task queue. */
@@ -61,8 +49,8 @@ export async function createFleetflowWorker(deps: FleetflowWorkerDeps): Promise<
     taskQueue: deps.taskQueue,
     ...(deps.workflowBundle
       ? { workflowBundle: deps.workflowBundle }
-      : { workflowsPath: workflowsEntryPath() }),
-    activities: createActivities(deps),
+      : { workflowsPath: workflowsEntryPath(deps.workflowModules) }),
+    activities: deps.activities,
     maxConcurrentActivityTaskExecutions: 100,
     ...(deps.observability
       ? {

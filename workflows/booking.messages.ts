@@ -2,7 +2,7 @@
 // tests import these without importing workflow code.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { WorkflowIdReusePolicy } from '@temporalio/common';
-import type { BookingChanges, BookingCreationInput, BookingTimeline } from '../db/booking-lifecycle.js';
+import type { BookingChanges, BookingCreationInput, BookingTimeline } from '../domain/booking.js';
 import type { RentalState } from '../domain/rental.js';
 import { BranchIdKey, CustomerIdKey, EntityStateKey, TenantIdKey } from './search-attributes.js';
 

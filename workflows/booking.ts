@@ -12,7 +12,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { BookingActivities } from '../activities/booking.js';
-import type { BookingTimeline } from '../db/booking-lifecycle.js';
+import type { BookingTimeline } from '../domain/booking.js';
 import { bookingOperationRefusal, isTerminalBookingState, type BookingOperation } from '../domain/booking.js';
 import { baseCode, catalogueEntry } from '../domain/errors.js';
 import {

@@ -4,34 +4,19 @@
 import { Router, type default as express } from 'express';
 import type { Request, RequestHandler, Response } from 'express';
 import type { OpenApiRequestMetadata } from 'express-openapi-validator/dist/framework/types.js';
-import type { Client } from '@temporalio/client';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { Customer, Tenant } from '../../db/entities/index.js';
 import { tenantEm } from '../../db/orm.js';
 import { recordEvent } from '../../db/events.js';
 import { DomainError } from '../../domain/errors.js';
-import type { PermissionCatalogue } from '../../domain/permissions.js';
-import type { MailSender } from '../../platform/mail.js';
-import type { SmsSender } from '../../platform/sms.js';
 import { RequestAuthorizer } from '../authorization.js';
 import { authenticateRequest, type TokenService } from '../auth.js';
 import type { Principal } from '../context.js';
 import { authenticationOf, fullPath, type AnyRoute, type PageRequest, type RouteContext } from './route.js';
+import type { ApiServices } from './services.js';
 
 /** What handlers may use beyond their request: the application's long-lived clients. */
-export interface ApiServices {
-  orm: MikroORM;
-  temporal: Client;
-  taskQueue: string;
-  tokens: TokenService;
-  tokenTtlSeconds: number;
-  permissions: PermissionCatalogue;
-  /** Outgoing e-mail and SMS (customer codes and links). */
-  mail: MailSender;
-  sms: SmsSender;
-  /** Lifetime of customer refresh tokens. */
-  refreshTokenTtlSeconds: number;
-}
+export type { ApiServices };
 
 declare module 'express-serve-static-core' {
   interface Request {

@@ -8,7 +8,7 @@ import type { ErrorCode } from '../../domain/errors.js';
 import type { Principal } from '../context.js';
 import type { EventFields } from '../../db/events.js';
 import type { Customer, Event } from '../../db/entities/index.js';
-import type { ApiServices } from './mount.js';
+import type { ApiServices } from './services.js';
 
 /** Which document and authentication a route belongs to. */
 export type ApiInterface = 'back' | 'front' | 'auth';

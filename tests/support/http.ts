@@ -4,9 +4,9 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Express } from 'express';
-import { createApp } from '../../api/app.js';
 import { listen } from '../../api/http-server.js';
 import { startTestBackend, type TestBackend } from './stack.js';
+import { createApp } from '../../composition/app.js';
 
 export interface Reply {
   status: number;

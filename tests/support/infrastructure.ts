@@ -8,7 +8,9 @@ import { startEmbeddedPostgres } from '../../platform/embedded-postgres.js';
 import { startEmbeddedBroker } from '../../platform/embedded-broker.js';
 import { startTemporalDevServer } from '../../platform/temporal-dev-server.js';
 import { ensureTemporalCli, ensureTemporalTestServer } from '../../platform/temporal-binaries.js';
-import { connectOrm, migrateDatabase } from '../../db/orm.js';
+import { migrateDatabase } from '../../db/orm.js';
+import { connectOrm } from '../../composition/orm.js';
+import { searchAttributeDefinitions } from '../../workflows/search-attributes.js';
 
 export interface ThrowawayInfrastructure {
   databaseUrl: string;
@@ -45,6 +47,7 @@ export async function startThrowawayInfrastructure(
     startEmbeddedPostgres({ dataDir, port: 0, database: 'fleetflow_test' }),
     startEmbeddedBroker({ port: 0 }),
     startTemporalDevServer({
+      searchAttributes: searchAttributeDefinitions,
       cliPath,
       port: 0,
       namespace: 'default',

@@ -14,18 +14,20 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import proto from '@temporalio/proto';
 import { searchAttributeDefinitions } from '../../workflows/search-attributes.js';
 import type { MqttClient } from 'mqtt';
-import { connectOrm, tenantEm, type MikroORM } from '../../db/orm.js';
-import { seedTenant, type SeededTenant } from '../../db/seed.js';
+import { tenantEm, type MikroORM } from '../../db/orm.js';
+import { type SeededTenant } from '../../db/seed.js';
 import { simulatorFleet } from '../../db/fleet.js';
 import { Vehicle } from '../../db/entities/index.js';
 import { connectMqtt, VehicleCommandClient } from '../../devices/command-client.js';
 import { FleetSimulator } from '../../devices/simulator.js';
 import { TelemetryIngestor } from '../../workers/telemetry-ingestor.js';
 import { DockingIngestor } from '../../workers/docking-ingestor.js';
-import { createFleetflowWorker, workflowsEntryPath } from '../../workers/worker.js';
 import { createWorkerObservability, workflowInterceptorModule } from '../../workers/observability.js';
 import { createLogger } from '../../platform/logger.js';
 import { Registry } from 'prom-client';
+import { connectOrm } from '../../composition/orm.js';
+import { seedTenant } from '../../composition/seed.js';
+import { createFleetflowWorker, workflowsEntryPath } from '../../composition/worker.js';
 
 export interface TestBackend {
   orm: MikroORM;

@@ -16,7 +16,7 @@ import {
 } from '../../../db/pricing.js';
 import { branchAncestry } from '../../../db/branches.js';
 import { DomainError } from '../../../domain/errors.js';
-import { isUniqueViolation } from '../../../activities/support.js';
+import { isUniqueViolation } from '../../../db/constraints.js';
 import {
   decimalPattern,
   distanceUnits,

@@ -4,10 +4,11 @@ import type { MqttClient } from 'mqtt';
 import type { Connection } from '@temporalio/client';
 import { loadConfig, type FleetflowConfig } from '../platform/config.js';
 import { connectTemporalClient } from '../platform/temporal-client.js';
-import { connectOrm, type MikroORM } from '../db/orm.js';
+import { type MikroORM } from '../db/orm.js';
 import { connectMqtt } from '../devices/command-client.js';
 import { createApp } from './app.js';
-import { listen } from './http-server.js';
+import { listen } from '../api/http-server.js';
+import { connectOrm } from './orm.js';
 
 export interface RunningApi {
   server: Server;

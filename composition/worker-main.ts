@@ -4,17 +4,17 @@ import { NativeConnection, Runtime } from '@temporalio/worker';
 import { Registry } from 'prom-client';
 import { loadConfig } from '../platform/config.js';
 import { createLogger } from '../platform/logger.js';
-import { connectOrm } from '../db/orm.js';
 import { connectMqtt, VehicleCommandClient } from '../devices/command-client.js';
 import { createFleetflowWorker } from './worker.js';
-import { TelemetryIngestor } from './telemetry-ingestor.js';
-import { DockingIngestor } from './docking-ingestor.js';
+import { TelemetryIngestor } from '../workers/telemetry-ingestor.js';
+import { DockingIngestor } from '../workers/docking-ingestor.js';
 import {
   createWorkerObservability,
   startMetricsServer,
   temporalRuntimeOptions,
   workerMetricsPort,
-} from './observability.js';
+} from '../workers/observability.js';
+import { connectOrm } from './orm.js';
 
 const config = loadConfig();
 const log = createLogger('worker');

@@ -1,6 +1,6 @@
 // The domain list: app routes, both OpenAPI documents, the worker's activities and workflows, the ORM's
-// entities and the permission catalogue are all loops over it. Adding a domain is one line here.
-import { buildPermissionCatalogue } from '../../domain/permissions.js';
+// entities and the permission catalogue are all loops over it (../registry.ts). Adding a domain is one
+// line here.
 import type { DomainModule } from './domain.js';
 import { organisationDomain } from './organisation.js';
 import { customerDomain } from './customers.js';
@@ -31,20 +31,3 @@ export const domains: readonly DomainModule[] = [
   bookingDomain,
   damageDomain,
 ];
-
-/** Every entity class, for the ORM configuration. */
-export const allEntities = () => domains.flatMap((domain) => domain.entities ?? []);
-
-/** Every endpoint of every interface. */
-export const allRoutes = () => domains.flatMap((domain) => domain.routes ?? []);
-
-/** The permission catalogue assembled from the domains. */
-export const permissionCatalogue = () =>
-  buildPermissionCatalogue(domains.map((domain) => domain.permissions ?? {}));
-
-/** Workflow modules to bundle into the worker. */
-export const workflowModules = () =>
-  domains.flatMap((domain) => (domain.workflows ? [domain.workflows] : []));
-
-/** Long-running process kinds, by workflow id prefix. */
-export const processKinds = () => domains.flatMap((domain) => domain.processes ?? []);

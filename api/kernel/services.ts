@@ -1,0 +1,21 @@
+// The application's services every handler may use, given to the kernel when the routes are mounted.
+import type { Client } from '@temporalio/client';
+import type { MikroORM } from '../../db/orm.js';
+import type { PermissionCatalogue } from '../../domain/permissions.js';
+import type { MailSender } from '../../platform/mail.js';
+import type { SmsSender } from '../../platform/sms.js';
+import type { TokenService } from '../auth.js';
+
+export interface ApiServices {
+  orm: MikroORM;
+  temporal: Client;
+  taskQueue: string;
+  tokens: TokenService;
+  tokenTtlSeconds: number;
+  permissions: PermissionCatalogue;
+  /** Outgoing e-mail and SMS (customer codes and links). */
+  mail: MailSender;
+  sms: SmsSender;
+  /** Lifetime of customer refresh tokens. */
+  refreshTokenTtlSeconds: number;
+}

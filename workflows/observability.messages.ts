@@ -1,0 +1,22 @@
+// What the workflow interceptor reports to the worker through its sink (workers/observability.ts).
+import type { Sinks } from '@temporalio/workflow';
+
+/**
+ * How a workflow run ended. `task-failed`: the workflow threw something that is not a Temporal failure
+ * (a bug); the run stays open and the SDK retries the workflow task, so this counts attempts.
+ */
+export type WorkflowOutcome = 'completed' | 'failed' | 'continued-as-new' | 'cancelled' | 'task-failed';
+
+export interface WorkflowOutcomeReport {
+  outcome: WorkflowOutcome;
+  /** For `failed`: the first ApplicationFailure type in the cause chain (e.g. a catalogue code). */
+  failureType?: string;
+  /** For `failed` and `task-failed`: the error message. */
+  message?: string;
+}
+
+export interface ObservabilitySinks extends Sinks {
+  observability: {
+    workflowOutcome(report: WorkflowOutcomeReport): void;
+  };
+}
