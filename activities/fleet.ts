@@ -13,7 +13,9 @@ import {
   type VehicleOperationStep,
   type VehicleReport,
 } from '../domain/vehicle.js';
-import { Event, Vehicle, VehicleCommand } from '../db/entities/index.js';
+import { Event } from '../db/entities/Event.js';
+import { Vehicle } from '../db/entities/Vehicle.js';
+import { VehicleCommand } from '../db/entities/VehicleCommand.js';
 import { VehicleCommandTimeoutError, type VehicleCommandClient } from '../devices/command-client.js';
 import { parseEquipmentSensors, type VehicleCommandName } from '../devices/protocol.js';
 import { activityIdempotencyKey, withHeartbeat } from './support.js';

@@ -1,7 +1,8 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { inTenantTransaction } from '../db/orm.js';
-import { PricingBundle, PricingBundleVersion } from '../db/entities/index.js';
+import { PricingBundle } from '../db/entities/PricingBundle.js';
+import { PricingBundleVersion } from '../db/entities/PricingBundleVersion.js';
 import { recordEvent } from '../db/events.js';
 import { DomainError } from '../domain/errors.js';
 import { publicationRefusal, type PricingVersionStatus } from '../domain/pricing.js';

@@ -1,7 +1,12 @@
 import { LockMode } from '@mikro-orm/core';
 import { inTenantTransaction, tenantEm } from '../db/orm.js';
 import { branchDirectory } from '../db/branches.js';
-import { CostCenter, Customer, Event, Rental, UserGroup, VehicleCategory } from '../db/entities/index.js';
+import { CostCenter } from '../db/entities/CostCenter.js';
+import { Customer } from '../db/entities/Customer.js';
+import { Event } from '../db/entities/Event.js';
+import { Rental } from '../db/entities/Rental.js';
+import { UserGroup } from '../db/entities/UserGroup.js';
+import { VehicleCategory } from '../db/entities/VehicleCategory.js';
 import { insertEvents, recordEvent, type EventFields } from '../db/events.js';
 import { effectiveSetting, settingOrDefaults, warmSettings } from '../db/settings.js';
 import { insertTenantRow, preparedRows, updateTenantRow } from '../db/prepared.js';

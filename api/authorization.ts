@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { branchAncestry, branchDirectory } from '../db/branches.js';
 import { readCacheOf } from '../db/read-cache.js';
-import { Branch } from '../db/entities/index.js';
+import { Branch } from '../db/entities/Branch.js';
 import { DomainError } from '../domain/errors.js';
 import {
   grantsAllow,

@@ -3,7 +3,9 @@
 // from `rental_id_seq`, the rental workflow started and awaited until the reservation is made or refused.
 import { startRequirementCodes } from '../domain/rental-requirements.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { CostCenter, GroupMembership, Rental } from '../db/entities/index.js';
+import { CostCenter } from '../db/entities/CostCenter.js';
+import { GroupMembership } from '../db/entities/GroupMembership.js';
+import { Rental } from '../db/entities/Rental.js';
 import { preparedRows } from '../db/prepared.js';
 import { businessContextRefusal, type BusinessContextRequest } from '../domain/business-rental.js';
 import { DomainError, type ErrorCode } from '../domain/errors.js';

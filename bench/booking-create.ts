@@ -4,7 +4,9 @@
 // step of bare Temporal (bench/temporal-baseline.ts: a workflow start and one Update running a no-op
 // activity), the least any workflow-backed creation costs here.
 // Usage: npm run bench:booking-create [-- seconds concurrency cars]   (defaults: 30 s, 8 concurrent, 200 cars)
-import { Branch, Vehicle, VehicleCategory } from '../db/entities/index.js';
+import { Branch } from '../db/entities/Branch.js';
+import { Vehicle } from '../db/entities/Vehicle.js';
+import { VehicleCategory } from '../db/entities/VehicleCategory.js';
 import { tenantEm } from '../db/orm.js';
 import { startThrowawayInfrastructure } from '../tests/support/infrastructure.js';
 import { startTestBackend } from '../tests/support/stack.js';

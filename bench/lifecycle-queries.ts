@@ -3,7 +3,8 @@
 // Temporal server and PostgreSQL: where the rental lifecycle bench's CPU goes. Lifecycles run one at a
 // time, so each statement and CPU second is attributed to its step.
 // Usage: npm run bench:lifecycle-queries [-- lifecycles]   (default 5; the first one is a warm-up)
-import { Customer, Vehicle } from '../db/entities/index.js';
+import { Customer } from '../db/entities/Customer.js';
+import { Vehicle } from '../db/entities/Vehicle.js';
 import { tenantEm } from '../db/orm.js';
 import { startThrowawayInfrastructure } from '../tests/support/infrastructure.js';
 import { startTestBackend } from '../tests/support/stack.js';

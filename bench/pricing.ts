@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { demoCarRules, demoScooterRules } from '../db/seed/pricing.js';
 import { tenantEm } from '../db/orm.js';
-import { VehicleCategory } from '../db/entities/index.js';
+import { VehicleCategory } from '../db/entities/VehicleCategory.js';
 import {
   priceOnDemandRental,
   type PhaseSpan,

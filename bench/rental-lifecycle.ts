@@ -15,7 +15,8 @@
 // figures are pooled, so a drift of the shared machine weighs on both alike. fleetflow's backend runs
 // only during its own rounds (a fresh tenant each), so the baseline has the CPU to itself, like
 // fleetflow had. Neither warms up: each round's first lifecycles include its worker's cold start.
-import { Customer, Vehicle } from '../db/entities/index.js';
+import { Customer } from '../db/entities/Customer.js';
+import { Vehicle } from '../db/entities/Vehicle.js';
 import { tenantEm } from '../db/orm.js';
 import { startThrowawayInfrastructure } from '../tests/support/infrastructure.js';
 import { startTestBackend } from '../tests/support/stack.js';

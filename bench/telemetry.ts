@@ -108,7 +108,7 @@ async function main(): Promise<void> {
   const { migrateDatabase, tenantEm } = await import('../db/orm.js');
   const { connectOrm } = await import('../composition/orm.js');
   const { seedTenant } = await import('../composition/seed.js');
-  const { Vehicle } = await import('../db/entities/index.js');
+  const { Vehicle } = await import('../db/entities/Vehicle.js');
   const { TelemetryIngestor } = await import('../workers/telemetry-ingestor.js');
 
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'fleetflow-bench-pg-'));

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { prepareAreas, type PreparedAreas } from '../domain/geofence.js';
-import { Area } from './entities/index.js';
+import { Area } from './entities/Area.js';
 import { branchAncestry } from './branches.js';
 import { readCacheOf } from './read-cache.js';
 

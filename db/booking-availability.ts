@@ -5,7 +5,8 @@
 // wins. The exclusion constraint `booking_vehicle_hold_excl` (migration `bookings`) is the backstop for
 // a named vehicle.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { BookingStation, Vehicle } from './entities/index.js';
+import { BookingStation } from './entities/BookingStation.js';
+import { Vehicle } from './entities/Vehicle.js';
 import {
   expectedVehicles,
   freeCapacity,

@@ -5,7 +5,11 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
-import { Booking, Invoice, PricingBundle, type Rental, Vehicle } from './entities/index.js';
+import { Booking } from './entities/Booking.js';
+import { Invoice } from './entities/Invoice.js';
+import { PricingBundle } from './entities/PricingBundle.js';
+import { type Rental } from './entities/Rental.js';
+import { Vehicle } from './entities/Vehicle.js';
 import {
   businessUnitOfBranch,
   pricedVersion,

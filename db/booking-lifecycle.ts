@@ -4,18 +4,16 @@
 // twice. Admission (can the window be held?) goes through `checkBookingAdmission`. See docs/bookings.md.
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  Booking,
-  Branch,
-  CostCenter,
-  Customer,
-  Event,
-  PaymentSource,
-  Rental,
-  UserGroup,
-  Vehicle,
-  VehicleCategory,
-} from './entities/index.js';
+import { Booking } from './entities/Booking.js';
+import { Branch } from './entities/Branch.js';
+import { CostCenter } from './entities/CostCenter.js';
+import { Customer } from './entities/Customer.js';
+import { Event } from './entities/Event.js';
+import { PaymentSource } from './entities/PaymentSource.js';
+import { Rental } from './entities/Rental.js';
+import { UserGroup } from './entities/UserGroup.js';
+import { Vehicle } from './entities/Vehicle.js';
+import { VehicleCategory } from './entities/VehicleCategory.js';
 import { recordEvent, type EventFields } from './events.js';
 import { settingOrDefaults } from './settings.js';
 import {

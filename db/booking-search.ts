@@ -4,13 +4,11 @@
 // (domain/booking.ts), so a search answers what a creation would decide.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FilterQuery } from '@mikro-orm/core';
-import {
-  BookingStation,
-  PricingAssignment,
-  PricingBundleVersion,
-  VehicleCategory,
-  type Branch,
-} from './entities/index.js';
+import { BookingStation } from './entities/BookingStation.js';
+import { PricingAssignment } from './entities/PricingAssignment.js';
+import { PricingBundleVersion } from './entities/PricingBundleVersion.js';
+import { VehicleCategory } from './entities/VehicleCategory.js';
+import { type Branch } from './entities/Branch.js';
 import {
   bookingStationOf,
   capacityConflict,

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { TENANT_FILTER, VehicleCategory } from './entities/index.js';
+import { TENANT_FILTER } from './entities/TenantScoped.js';
+import { VehicleCategory } from './entities/VehicleCategory.js';
 import { readCacheOf, deepFreeze } from './read-cache.js';
 import { effectiveCategoryConfiguration, type VehicleCategoryConfiguration } from '../domain/vehicle.js';
 

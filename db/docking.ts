@@ -4,7 +4,9 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../domain/errors.js';
-import { PhysicalStation, PhysicalStationSlot, Vehicle } from './entities/index.js';
+import { PhysicalStation } from './entities/PhysicalStation.js';
+import { PhysicalStationSlot } from './entities/PhysicalStationSlot.js';
+import { Vehicle } from './entities/Vehicle.js';
 import { recordEvent } from './events.js';
 
 export const dockingEventTypes = {

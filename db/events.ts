@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Event } from './entities/index.js';
+import { Event } from './entities/Event.js';
 import { bindColumn, preparedRows } from './prepared.js';
 
 /** The columns of one event row that callers choose; tenant and defaults come from the EntityManager. */

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { IotModule } from './entities/index.js';
-import { Vehicle } from './entities/index.js';
+import type { IotModule } from './entities/IotModule.js';
+import { Vehicle } from './entities/Vehicle.js';
 import { categoryConfiguration } from './categories.js';
 import { preparedRows, preparedTuples } from './prepared.js';
 

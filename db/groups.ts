@@ -2,7 +2,12 @@
 // one-group-per-customer and maximum-members rules, and creation with the tenant's defaults.
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Branch, CostCenter, Customer, GroupMembership, TENANT_FILTER, UserGroup } from './entities/index.js';
+import { Branch } from './entities/Branch.js';
+import { CostCenter } from './entities/CostCenter.js';
+import { Customer } from './entities/Customer.js';
+import { GroupMembership } from './entities/GroupMembership.js';
+import { TENANT_FILTER } from './entities/TenantScoped.js';
+import { UserGroup } from './entities/UserGroup.js';
 import { effectiveSetting } from './settings.js';
 import { DomainError } from '../domain/errors.js';
 import {

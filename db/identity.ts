@@ -3,14 +3,12 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import {
-  Customer,
-  OneTimeCode,
-  RefreshToken,
-  SignInThrottle,
-  TermsAcceptance,
-  TermsAndConditions,
-} from './entities/index.js';
+import { Customer } from './entities/Customer.js';
+import { OneTimeCode } from './entities/OneTimeCode.js';
+import { RefreshToken } from './entities/RefreshToken.js';
+import { SignInThrottle } from './entities/SignInThrottle.js';
+import { TermsAcceptance } from './entities/TermsAcceptance.js';
+import { TermsAndConditions } from './entities/TermsAndConditions.js';
 import { tenantEm } from './orm.js';
 import { branchAncestry } from './branches.js';
 import { DomainError } from '../domain/errors.js';

@@ -2,16 +2,14 @@
 // invoice with one line per priceV4 line. Rentals and bookings bill through it; finance reads and
 // collects what it writes.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  type Booking,
-  type BusinessUnit,
-  type CostCenter,
-  type Customer,
-  Invoice,
-  InvoiceLine,
-  type Rental,
-  type UserGroup,
-} from './entities/index.js';
+import { type Booking } from './entities/Booking.js';
+import { type BusinessUnit } from './entities/BusinessUnit.js';
+import { type CostCenter } from './entities/CostCenter.js';
+import { type Customer } from './entities/Customer.js';
+import { Invoice } from './entities/Invoice.js';
+import { InvoiceLine } from './entities/InvoiceLine.js';
+import { type Rental } from './entities/Rental.js';
+import { type UserGroup } from './entities/UserGroup.js';
 import { businessUnitOfBranch } from './pricing.js';
 import type { PriceResult } from '../domain/pricing.js';
 

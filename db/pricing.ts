@@ -1,13 +1,11 @@
 // Pricing lookups shared by the API, activities and (later) rentals and bookings: which bundle prices a
 // branch and category, which of its versions applies at a time, and the engine's inputs from rows.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  Branch,
-  BusinessUnit,
-  PricingAssignment,
-  PricingBundle,
-  PricingBundleVersion,
-} from './entities/index.js';
+import { Branch } from './entities/Branch.js';
+import { BusinessUnit } from './entities/BusinessUnit.js';
+import { PricingAssignment } from './entities/PricingAssignment.js';
+import { PricingBundle } from './entities/PricingBundle.js';
+import { PricingBundleVersion } from './entities/PricingBundleVersion.js';
 import { branchAncestry } from './branches.js';
 import { DomainError } from '../domain/errors.js';
 import {

@@ -9,27 +9,31 @@
 // otherwise bounded by the time to live: an entry is never served older than `READ_CACHE_TTL_MS`.
 import type { EventSubscriber, FlushEventArgs, TransactionEventArgs } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import * as entities from './entities/index.js';
+import { ApiClient } from './entities/ApiClient.js';
+import { Area } from './entities/Area.js';
+import { Branch } from './entities/Branch.js';
+import { BusinessUnit } from './entities/BusinessUnit.js';
+import { CompatibleBranch } from './entities/CompatibleBranch.js';
+import { Role } from './entities/Role.js';
+import { RoleAssignment } from './entities/RoleAssignment.js';
+import { Setting } from './entities/Setting.js';
+import { VehicleCategory } from './entities/VehicleCategory.js';
 
 /** The longest an entry is served, so writes this process does not see still show within this bound. */
 export const READ_CACHE_TTL_MS = 2_000;
 
 /** Entities whose writes invalidate the cache (grants, scopes, category configuration, settings, geography). */
-const watchedEntities = new Set<unknown>(
-  (
-    [
-      'ApiClient',
-      'Area',
-      'Branch',
-      'BusinessUnit',
-      'CompatibleBranch',
-      'Role',
-      'RoleAssignment',
-      'Setting',
-      'VehicleCategory',
-    ] as const
-  ).map((name) => entities[name]),
-);
+const watchedEntities = new Set<unknown>([
+  ApiClient,
+  Area,
+  Branch,
+  BusinessUnit,
+  CompatibleBranch,
+  Role,
+  RoleAssignment,
+  Setting,
+  VehicleCategory,
+]);
 
 /** How long an open transaction that wrote a watched entity suspends storing, at most. */
 const OPEN_WRITE_LIMIT_MS = 60_000;

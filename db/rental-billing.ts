@@ -5,15 +5,13 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
-import {
-  Customer,
-  Deposit,
-  Invoice,
-  type PricingBundleVersion,
-  type Rental,
-  UserGroup,
-  Vehicle,
-} from './entities/index.js';
+import { Customer } from './entities/Customer.js';
+import { Deposit } from './entities/Deposit.js';
+import { Invoice } from './entities/Invoice.js';
+import { type PricingBundleVersion } from './entities/PricingBundleVersion.js';
+import { type Rental } from './entities/Rental.js';
+import { UserGroup } from './entities/UserGroup.js';
+import { Vehicle } from './entities/Vehicle.js';
 import { businessUnitOfBranch, pricingForVersion } from './pricing.js';
 import { issueInvoice } from './invoices.js';
 import { branchAncestry } from './branches.js';

@@ -3,19 +3,17 @@
 // domain/rental-requirements.ts. The rental workflow's activities call these; so do the explaining
 // endpoints (`/rental-requirements/start`, the app's `/rentals/requirements`).
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  Branch,
-  CompatibleBranch,
-  Customer,
-  GroupMembership,
-  PaymentSource,
-  PhysicalStationSlot,
-  RentalAuthority,
-  Station,
-  UserGroup,
-  Vehicle,
-  type Rental,
-} from './entities/index.js';
+import { Branch } from './entities/Branch.js';
+import { CompatibleBranch } from './entities/CompatibleBranch.js';
+import { Customer } from './entities/Customer.js';
+import { GroupMembership } from './entities/GroupMembership.js';
+import { PaymentSource } from './entities/PaymentSource.js';
+import { PhysicalStationSlot } from './entities/PhysicalStationSlot.js';
+import { RentalAuthority } from './entities/RentalAuthority.js';
+import { Station } from './entities/Station.js';
+import { UserGroup } from './entities/UserGroup.js';
+import { Vehicle } from './entities/Vehicle.js';
+import { type Rental } from './entities/Rental.js';
 import { branchAncestry } from './branches.js';
 import { categoryConfiguration, categoryReadiness } from './categories.js';
 import { effectiveSetting } from './settings.js';

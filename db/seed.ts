@@ -1,16 +1,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  ApiClient,
-  Branch,
-  BusinessUnit,
-  Customer,
-  Role,
-  RoleAssignment,
-  Setting,
-  Tenant,
-  Vehicle,
-  VehicleCategory,
-} from './entities/index.js';
+import { ApiClient } from './entities/ApiClient.js';
+import { Branch } from './entities/Branch.js';
+import { BusinessUnit } from './entities/BusinessUnit.js';
+import { Customer } from './entities/Customer.js';
+import { Role } from './entities/Role.js';
+import { RoleAssignment } from './entities/RoleAssignment.js';
+import { Setting } from './entities/Setting.js';
+import { Tenant } from './entities/Tenant.js';
+import { Vehicle } from './entities/Vehicle.js';
+import { VehicleCategory } from './entities/VehicleCategory.js';
 import type { PermissionCatalogue } from '../domain/permissions.js';
 import { RENTAL_RESERVATION_SETTING_KEY, defaultReservationSettings } from '../domain/rental.js';
 import { hashSecret } from '../platform/secrets.js';

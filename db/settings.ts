@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Setting } from './entities/index.js';
+import { Setting } from './entities/Setting.js';
 import { branchAncestry } from './branches.js';
 import { deepFreeze, readCacheOf } from './read-cache.js';
 

@@ -12,7 +12,7 @@ import { startTemporalDevServer } from '../platform/temporal-dev-server.js';
 import { ensureTemporalCli } from '../platform/temporal-binaries.js';
 import { migrateDatabase, tenantEm } from '../db/orm.js';
 import { DEMO_BRANCH_CODE, DEMO_TENANT, demoAppClient, demoOperatorClient } from '../db/seed.js';
-import { Branch } from '../db/entities/index.js';
+import { Branch } from '../db/entities/Branch.js';
 import { simulatorFleet } from '../db/fleet.js';
 import { workerMetricsPort } from '../workers/observability.js';
 import { startMailCatcher } from '../platform/mail.js';

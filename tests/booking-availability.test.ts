@@ -3,7 +3,12 @@
 // capacity forecast with an out-of-order vehicle, station vehicles without outbound ones in cooldown,
 // station configuration, the app's searches, branch-scope denials and hostile input. Bookings are
 // inserted as rows (the booking workflow is another domain's).
-import { Booking, BookingStation, Branch, Customer, Vehicle, VehicleCategory } from '../db/entities/index.js';
+import { Booking } from '../db/entities/Booking.js';
+import { BookingStation } from '../db/entities/BookingStation.js';
+import { Branch } from '../db/entities/Branch.js';
+import { Customer } from '../db/entities/Customer.js';
+import { Vehicle } from '../db/entities/Vehicle.js';
+import { VehicleCategory } from '../db/entities/VehicleCategory.js';
 import { tenantEm } from '../db/orm.js';
 import { checkBookingAdmission, heldWindow } from '../db/booking-availability.js';
 import { demoAppClient, demoOperatorClient, type SeededTenant } from '../db/seed.js';

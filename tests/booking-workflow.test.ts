@@ -2,16 +2,14 @@
 // simulated vehicles: approval deadline, automatic delivery, no-show with its fee, ABORTED without a
 // vehicle, and a pickup into a rental that returns late (overdue, late-return penalty, SUCCESSFUL).
 import type { WorkflowHandle } from '@temporalio/client';
-import {
-  Booking,
-  Customer,
-  Event,
-  Invoice,
-  InvoiceLine,
-  PaymentSource,
-  Setting,
-  Vehicle,
-} from '../db/entities/index.js';
+import { Booking } from '../db/entities/Booking.js';
+import { Customer } from '../db/entities/Customer.js';
+import { Event } from '../db/entities/Event.js';
+import { Invoice } from '../db/entities/Invoice.js';
+import { InvoiceLine } from '../db/entities/InvoiceLine.js';
+import { PaymentSource } from '../db/entities/PaymentSource.js';
+import { Setting } from '../db/entities/Setting.js';
+import { Vehicle } from '../db/entities/Vehicle.js';
 import { tenantEm } from '../db/orm.js';
 import { BOOKING_SETTINGS_KEY, defaultBookingSettings } from '../domain/booking.js';
 import {

@@ -1,7 +1,11 @@
 // Bookings through both interfaces end to end (real PostgreSQL, Temporal, MQTT and simulated vehicles):
 // creation, detail and list filters, approval, delivery, cancellation fees, pickup into a rental, the
 // race for the last vehicle, ownership (A104), branch scope and hostile input.
-import { Booking, Customer, Invoice, InvoiceLine, Vehicle } from '../db/entities/index.js';
+import { Booking } from '../db/entities/Booking.js';
+import { Customer } from '../db/entities/Customer.js';
+import { Invoice } from '../db/entities/Invoice.js';
+import { InvoiceLine } from '../db/entities/InvoiceLine.js';
+import { Vehicle } from '../db/entities/Vehicle.js';
 import { tenantEm } from '../db/orm.js';
 import { demoOperatorClient, type SeededTenant } from '../db/seed.js';
 import { demoCustomer } from '../db/seed/customers.js';

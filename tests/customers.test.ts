@@ -4,18 +4,16 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes, randomUUID as randomUUIDv4 } from 'node:crypto';
-import {
-  ApiClient,
-  AppSigningKey,
-  Branch,
-  Customer,
-  OneTimeCode,
-  RefreshToken,
-  Role,
-  RoleAssignment,
-  Setting,
-  SignInThrottle,
-} from '../db/entities/index.js';
+import { ApiClient } from '../db/entities/ApiClient.js';
+import { AppSigningKey } from '../db/entities/AppSigningKey.js';
+import { Branch } from '../db/entities/Branch.js';
+import { Customer } from '../db/entities/Customer.js';
+import { OneTimeCode } from '../db/entities/OneTimeCode.js';
+import { RefreshToken } from '../db/entities/RefreshToken.js';
+import { Role } from '../db/entities/Role.js';
+import { RoleAssignment } from '../db/entities/RoleAssignment.js';
+import { Setting } from '../db/entities/Setting.js';
+import { SignInThrottle } from '../db/entities/SignInThrottle.js';
 import { tenantEm } from '../db/orm.js';
 import { demoAppClient, demoOperatorClient, type SeededTenant } from '../db/seed.js';
 import { demoCustomer, demoGroupCode } from '../db/seed/customers.js';
@@ -548,7 +546,7 @@ describe('business accounts', () => {
       scope: 'front',
     });
   async function acme() {
-    const { UserGroup } = await import('../db/entities/index.js');
+    const { UserGroup } = await import('../db/entities/UserGroup.js');
     return em().findOneOrFail(UserGroup, { code: demoGroupCode });
   }
   async function newCustomer(name: string) {

@@ -1,7 +1,13 @@
 // Damages end to end: report, triage, repair, ignore and reopen over HTTP against the real database;
 // the per-vehicle view, the branch list and the open-damages overview; the state table; denials
 // (permission, branch, tenant) and hostile input. Every response is validated against the document.
-import { ApiClient, Branch, Damage, Event, Role, RoleAssignment, Vehicle } from '../db/entities/index.js';
+import { ApiClient } from '../db/entities/ApiClient.js';
+import { Branch } from '../db/entities/Branch.js';
+import { Damage } from '../db/entities/Damage.js';
+import { Event } from '../db/entities/Event.js';
+import { Role } from '../db/entities/Role.js';
+import { RoleAssignment } from '../db/entities/RoleAssignment.js';
+import { Vehicle } from '../db/entities/Vehicle.js';
 import { tenantEm } from '../db/orm.js';
 import { demoOperatorClient, type SeededTenant } from '../db/seed.js';
 import { hashSecret } from '../platform/secrets.js';

@@ -2,7 +2,10 @@
 // docking ingestor applies them (db/docking.ts, source 'report'); slots and events are checked in the
 // database and through the operator API.
 import type { MqttClient } from 'mqtt';
-import { Event, PhysicalStation, PhysicalStationSlot, Vehicle } from '../db/entities/index.js';
+import { Event } from '../db/entities/Event.js';
+import { PhysicalStation } from '../db/entities/PhysicalStation.js';
+import { PhysicalStationSlot } from '../db/entities/PhysicalStationSlot.js';
+import { Vehicle } from '../db/entities/Vehicle.js';
 import { tenantEm } from '../db/orm.js';
 import { demoOperatorClient, type SeededTenant } from '../db/seed.js';
 import { connectMqtt } from '../devices/command-client.js';

@@ -1,6 +1,11 @@
 // Fleet end to end: vehicles, categories, commands through the real broker and simulator, telemetry,
 // offline detection and IoT modules; every response validated against the OpenAPI documents.
-import { Branch, Event, IotModule, Vehicle, VehicleCommand, VehicleTelemetry } from '../db/entities/index.js';
+import { Branch } from '../db/entities/Branch.js';
+import { Event } from '../db/entities/Event.js';
+import { IotModule } from '../db/entities/IotModule.js';
+import { Vehicle } from '../db/entities/Vehicle.js';
+import { VehicleCommand } from '../db/entities/VehicleCommand.js';
+import { VehicleTelemetry } from '../db/entities/VehicleTelemetry.js';
 import { inTenantTransaction, tenantEm } from '../db/orm.js';
 import { vehiclePage } from '../db/fleet.js';
 import { demoAppClient, demoOperatorClient } from '../db/seed.js';

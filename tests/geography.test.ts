@@ -12,16 +12,14 @@ import {
   type GeofenceArea,
   type GeofenceGeometry,
 } from '../domain/geofence.js';
-import {
-  ApiClient,
-  Area,
-  Branch,
-  BusinessUnit,
-  Event,
-  Role,
-  RoleAssignment,
-  Vehicle,
-} from '../db/entities/index.js';
+import { ApiClient } from '../db/entities/ApiClient.js';
+import { Area } from '../db/entities/Area.js';
+import { Branch } from '../db/entities/Branch.js';
+import { BusinessUnit } from '../db/entities/BusinessUnit.js';
+import { Event } from '../db/entities/Event.js';
+import { Role } from '../db/entities/Role.js';
+import { RoleAssignment } from '../db/entities/RoleAssignment.js';
+import { Vehicle } from '../db/entities/Vehicle.js';
 import { connectVehicleToSlot } from '../db/docking.js';
 import { loadBranchGeofence } from '../db/areas.js';
 import { tenantEm } from '../db/orm.js';

@@ -6,14 +6,12 @@ import { DefaultLogger, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { priceOnDemandRental, type PhaseSpan, type PricedVersion } from '../domain/pricing.js';
 import { demoScooterRules } from '../db/seed/pricing.js';
 import { pricingForVersion, versionApplyingAt } from '../db/pricing.js';
-import {
-  ApiClient,
-  Branch,
-  BusinessUnit,
-  PricingBundleVersion,
-  Role,
-  RoleAssignment,
-} from '../db/entities/index.js';
+import { ApiClient } from '../db/entities/ApiClient.js';
+import { Branch } from '../db/entities/Branch.js';
+import { BusinessUnit } from '../db/entities/BusinessUnit.js';
+import { PricingBundleVersion } from '../db/entities/PricingBundleVersion.js';
+import { Role } from '../db/entities/Role.js';
+import { RoleAssignment } from '../db/entities/RoleAssignment.js';
 import { tenantEm } from '../db/orm.js';
 import { demoAppClient, demoOperatorClient, type SeededTenant } from '../db/seed.js';
 import { hashSecret } from '../platform/secrets.js';

@@ -1,16 +1,14 @@
 // The read cache (db/read-cache.ts) never outlives a write: grants, clients, branches, category
 // configuration, settings, areas and compatible branches changed through the ORM (or the API) count on
 // the very next read; writes it cannot see count within READ_CACHE_TTL_MS.
-import {
-  ApiClient,
-  Area,
-  Branch,
-  Role,
-  RoleAssignment,
-  Setting,
-  Vehicle,
-  VehicleCategory,
-} from '../db/entities/index.js';
+import { ApiClient } from '../db/entities/ApiClient.js';
+import { Area } from '../db/entities/Area.js';
+import { Branch } from '../db/entities/Branch.js';
+import { Role } from '../db/entities/Role.js';
+import { RoleAssignment } from '../db/entities/RoleAssignment.js';
+import { Setting } from '../db/entities/Setting.js';
+import { Vehicle } from '../db/entities/Vehicle.js';
+import { VehicleCategory } from '../db/entities/VehicleCategory.js';
 import { inTenantTransaction, tenantEm } from '../db/orm.js';
 import { READ_CACHE_TTL_MS } from '../db/read-cache.js';
 import { categoryConfiguration } from '../db/categories.js';

@@ -3,25 +3,23 @@
 // end (idempotent, numbered, none for a zero total, BUSINESS for business rentals), the deposit (held,
 // skipped, released once) and the billing routes with their business-unit denials and hostile input.
 // Rentals are rows set up directly in the database; the rental workflow calls the same functions.
-import {
-  ApiClient,
-  BusinessUnit,
-  Branch,
-  CostCenter,
-  Customer,
-  Deposit,
-  Event,
-  Invoice,
-  InvoiceLine,
-  PricingBundleVersion,
-  Rental,
-  Role,
-  RoleAssignment,
-  Setting,
-  UserGroup,
-  Vehicle,
-  VehicleCategory,
-} from '../db/entities/index.js';
+import { ApiClient } from '../db/entities/ApiClient.js';
+import { BusinessUnit } from '../db/entities/BusinessUnit.js';
+import { Branch } from '../db/entities/Branch.js';
+import { CostCenter } from '../db/entities/CostCenter.js';
+import { Customer } from '../db/entities/Customer.js';
+import { Deposit } from '../db/entities/Deposit.js';
+import { Event } from '../db/entities/Event.js';
+import { Invoice } from '../db/entities/Invoice.js';
+import { InvoiceLine } from '../db/entities/InvoiceLine.js';
+import { PricingBundleVersion } from '../db/entities/PricingBundleVersion.js';
+import { Rental } from '../db/entities/Rental.js';
+import { Role } from '../db/entities/Role.js';
+import { RoleAssignment } from '../db/entities/RoleAssignment.js';
+import { Setting } from '../db/entities/Setting.js';
+import { UserGroup } from '../db/entities/UserGroup.js';
+import { Vehicle } from '../db/entities/Vehicle.js';
+import { VehicleCategory } from '../db/entities/VehicleCategory.js';
 import { inTenantTransaction, tenantEm } from '../db/orm.js';
 import { pricingForBranch } from '../db/pricing.js';
 import {

@@ -2,23 +2,21 @@
 // seeded areas), the start requirements with every failing cause and its code, the configuration
 // setting, rental authority, and the three endpoints with their denials and hostile inputs.
 import { randomUUID } from 'node:crypto';
-import {
-  Area,
-  AreaType,
-  Branch,
-  CompatibleBranch,
-  Customer,
-  Event,
-  GroupMembership,
-  PaymentSource,
-  Setting,
-  TermsAcceptance,
-  TermsAndConditions,
-  UserGroup,
-  Vehicle,
-  VehicleCategory,
-  type Rental,
-} from '../db/entities/index.js';
+import { Area } from '../db/entities/Area.js';
+import { AreaType } from '../db/entities/AreaType.js';
+import { Branch } from '../db/entities/Branch.js';
+import { CompatibleBranch } from '../db/entities/CompatibleBranch.js';
+import { Customer } from '../db/entities/Customer.js';
+import { Event } from '../db/entities/Event.js';
+import { GroupMembership } from '../db/entities/GroupMembership.js';
+import { PaymentSource } from '../db/entities/PaymentSource.js';
+import { Setting } from '../db/entities/Setting.js';
+import { TermsAcceptance } from '../db/entities/TermsAcceptance.js';
+import { TermsAndConditions } from '../db/entities/TermsAndConditions.js';
+import { UserGroup } from '../db/entities/UserGroup.js';
+import { Vehicle } from '../db/entities/Vehicle.js';
+import { VehicleCategory } from '../db/entities/VehicleCategory.js';
+import { type Rental } from '../db/entities/Rental.js';
 import { tenantEm } from '../db/orm.js';
 import { demoAppClient, demoOperatorClient, type SeededTenant } from '../db/seed.js';
 import { demoCustomer, demoGroupCode } from '../db/seed/customers.js';

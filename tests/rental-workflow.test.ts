@@ -2,16 +2,14 @@
 // and simulated vehicles. A 15-minute reservation expires in a few seconds of wall time.
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import {
-  Customer,
-  Event,
-  Invoice,
-  InvoiceLine,
-  Rental,
-  Setting,
-  Vehicle,
-  VehicleCommand,
-} from '../db/entities/index.js';
+import { Customer } from '../db/entities/Customer.js';
+import { Event } from '../db/entities/Event.js';
+import { Invoice } from '../db/entities/Invoice.js';
+import { InvoiceLine } from '../db/entities/InvoiceLine.js';
+import { Rental } from '../db/entities/Rental.js';
+import { Setting } from '../db/entities/Setting.js';
+import { Vehicle } from '../db/entities/Vehicle.js';
+import { VehicleCommand } from '../db/entities/VehicleCommand.js';
 import { RENTAL_RESERVATION_SETTING_KEY, defaultReservationSettings } from '../domain/rental.js';
 import { tenantEm } from '../db/orm.js';
 import {

@@ -1,15 +1,13 @@
 // Rentals through both interfaces end to end (real PostgreSQL, Temporal, MQTT and simulated vehicles):
 // the app's own rental flow for a signed-in customer, ownership (A102), business-account context, the
 // cleanliness rating, and the operator's list filters, export, passed-through listing and routes.
-import {
-  Rental,
-  Vehicle,
-  VehicleTelemetry,
-  Event,
-  UserGroup,
-  CostCenter,
-  Invoice,
-} from '../db/entities/index.js';
+import { Rental } from '../db/entities/Rental.js';
+import { Vehicle } from '../db/entities/Vehicle.js';
+import { VehicleTelemetry } from '../db/entities/VehicleTelemetry.js';
+import { Event } from '../db/entities/Event.js';
+import { UserGroup } from '../db/entities/UserGroup.js';
+import { CostCenter } from '../db/entities/CostCenter.js';
+import { Invoice } from '../db/entities/Invoice.js';
 import { tenantEm } from '../db/orm.js';
 import { demoAppClient, demoOperatorClient, type SeededTenant } from '../db/seed.js';
 import { demoCustomer, demoGroupCode } from '../db/seed/customers.js';

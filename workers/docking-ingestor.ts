@@ -4,7 +4,7 @@
 import type { MqttClient } from 'mqtt';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { inTenantTransaction } from '../db/orm.js';
-import { Vehicle } from '../db/entities/index.js';
+import { Vehicle } from '../db/entities/Vehicle.js';
 import { connectVehicleToSlot, disconnectVehicleFromSlot } from '../db/docking.js';
 import { DomainError } from '../domain/errors.js';
 import {

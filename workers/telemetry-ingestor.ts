@@ -4,7 +4,8 @@
 import type { MqttClient } from 'mqtt';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { inTenantTransaction, type EntityManager } from '../db/orm.js';
-import { Vehicle, VehicleCommand } from '../db/entities/index.js';
+import { Vehicle } from '../db/entities/Vehicle.js';
+import { VehicleCommand } from '../db/entities/VehicleCommand.js';
 import { recordEvent } from '../db/events.js';
 import { categoryConfiguration } from '../db/categories.js';
 import {

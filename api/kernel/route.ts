@@ -7,7 +7,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ErrorCode } from '../../domain/errors.js';
 import type { Principal } from '../context.js';
 import type { EventFields } from '../../db/events.js';
-import type { Customer, Event } from '../../db/entities/index.js';
+import type { Customer } from '../../db/entities/Customer.js';
+import type { Event } from '../../db/entities/Event.js';
 import type { ApiServices } from './services.js';
 
 /** Which document and authentication a route belongs to. */

@@ -1,7 +1,7 @@
 // Price estimates shared by the operator simulators and the app's calculators: the response schemas of
 // the three price shapes, which version prices a request, and the engine call that produces the estimate.
 import { Type, type Static } from '@sinclair/typebox';
-import { PricingBundleVersion } from '../../db/entities/index.js';
+import { PricingBundleVersion } from '../../db/entities/PricingBundleVersion.js';
 import {
   assignedPricing,
   businessUnitOfBranch,

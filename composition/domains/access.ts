@@ -1,4 +1,6 @@
-import { ApiClient, Role, RoleAssignment } from '../../db/entities/index.js';
+import { ApiClient } from '../../db/entities/ApiClient.js';
+import { Role } from '../../db/entities/Role.js';
+import { RoleAssignment } from '../../db/entities/RoleAssignment.js';
 import { tokenRoutes } from '../../api/routes/auth/token.js';
 import { roleRoutes } from '../../api/routes/back/roles.js';
 import { defineDomain } from './domain.js';

@@ -1,4 +1,5 @@
-import { Booking, BookingStation } from '../../db/entities/index.js';
+import { Booking } from '../../db/entities/Booking.js';
+import { BookingStation } from '../../db/entities/BookingStation.js';
 import { createBookingActivities } from '../../activities/booking.js';
 import { bookingRoutes } from '../../api/routes/back/bookings.js';
 import { appBookingRoutes } from '../../api/routes/front/bookings.js';

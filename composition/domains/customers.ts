@@ -1,19 +1,17 @@
-import {
-  AppSigningKey,
-  CostCenter,
-  Customer,
-  Verification,
-  VerificationMedia,
-  GroupMembership,
-  OneTimeCode,
-  RefreshToken,
-  SignInThrottle,
-  TermsAcceptance,
-  TermsAndConditions,
-  UserGroup,
-  PaymentSource,
-  CreditRating,
-} from '../../db/entities/index.js';
+import { AppSigningKey } from '../../db/entities/AppSigningKey.js';
+import { CostCenter } from '../../db/entities/CostCenter.js';
+import { Customer } from '../../db/entities/Customer.js';
+import { Verification } from '../../db/entities/Verification.js';
+import { VerificationMedia } from '../../db/entities/VerificationMedia.js';
+import { GroupMembership } from '../../db/entities/GroupMembership.js';
+import { OneTimeCode } from '../../db/entities/OneTimeCode.js';
+import { RefreshToken } from '../../db/entities/RefreshToken.js';
+import { SignInThrottle } from '../../db/entities/SignInThrottle.js';
+import { TermsAcceptance } from '../../db/entities/TermsAcceptance.js';
+import { TermsAndConditions } from '../../db/entities/TermsAndConditions.js';
+import { UserGroup } from '../../db/entities/UserGroup.js';
+import { PaymentSource } from '../../db/entities/PaymentSource.js';
+import { CreditRating } from '../../db/entities/CreditRating.js';
 import { customerAuthRoutes } from '../../api/routes/auth/customer.js';
 import { customerRoutes } from '../../api/routes/back/customers.js';
 import { termsRoutes } from '../../api/routes/back/terms.js';

@@ -1,4 +1,4 @@
-import { Damage } from '../../db/entities/index.js';
+import { Damage } from '../../db/entities/Damage.js';
 import { damageRoutes } from '../../api/routes/back/damages.js';
 import { defineDomain } from './domain.js';
 

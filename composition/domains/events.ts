@@ -1,4 +1,4 @@
-import { Event } from '../../db/entities/index.js';
+import { Event } from '../../db/entities/Event.js';
 import { eventRoutes } from '../../api/routes/back/events.js';
 import { userEventRoutes } from '../../api/routes/front/userevents.js';
 import { defineDomain } from './domain.js';

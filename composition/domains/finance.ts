@@ -1,4 +1,7 @@
-import { Deposit, Invoice, InvoiceLine, InvoiceNumberSequence } from '../../db/entities/index.js';
+import { Deposit } from '../../db/entities/Deposit.js';
+import { Invoice } from '../../db/entities/Invoice.js';
+import { InvoiceLine } from '../../db/entities/InvoiceLine.js';
+import { InvoiceNumberSequence } from '../../db/entities/InvoiceNumberSequence.js';
 import { rentalBillingRoutes } from '../../api/routes/back/rental-billing.js';
 import { defineDomain } from './domain.js';
 

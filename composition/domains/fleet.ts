@@ -1,13 +1,11 @@
-import {
-  IotModule,
-  Task,
-  Vehicle,
-  VehicleNote,
-  VehicleAction,
-  VehicleCategory,
-  VehicleCommand,
-  VehicleTelemetry,
-} from '../../db/entities/index.js';
+import { IotModule } from '../../db/entities/IotModule.js';
+import { Task } from '../../db/entities/Task.js';
+import { Vehicle } from '../../db/entities/Vehicle.js';
+import { VehicleNote } from '../../db/entities/VehicleNote.js';
+import { VehicleAction } from '../../db/entities/VehicleAction.js';
+import { VehicleCategory } from '../../db/entities/VehicleCategory.js';
+import { VehicleCommand } from '../../db/entities/VehicleCommand.js';
+import { VehicleTelemetry } from '../../db/entities/VehicleTelemetry.js';
 import { createFleetActivities } from '../../activities/fleet.js';
 import { vehicleCategoryRoutes } from '../../api/routes/back/vehicle-categories.js';
 import { vehicleRoutes } from '../../api/routes/back/vehicles.js';

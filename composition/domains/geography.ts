@@ -1,14 +1,12 @@
-import {
-  Area,
-  AreaType,
-  CompatibleBranch,
-  ParkingArea,
-  PhysicalStation,
-  PhysicalStationSlot,
-  Poi,
-  PoiCategory,
-  Station,
-} from '../../db/entities/index.js';
+import { Area } from '../../db/entities/Area.js';
+import { AreaType } from '../../db/entities/AreaType.js';
+import { CompatibleBranch } from '../../db/entities/CompatibleBranch.js';
+import { ParkingArea } from '../../db/entities/ParkingArea.js';
+import { PhysicalStation } from '../../db/entities/PhysicalStation.js';
+import { PhysicalStationSlot } from '../../db/entities/PhysicalStationSlot.js';
+import { Poi } from '../../db/entities/Poi.js';
+import { PoiCategory } from '../../db/entities/PoiCategory.js';
+import { Station } from '../../db/entities/Station.js';
 import { branchRoutes } from '../../api/routes/back/branches.js';
 import { businessUnitRoutes } from '../../api/routes/back/business-units.js';
 import { areaRoutes } from '../../api/routes/back/areas.js';

@@ -1,4 +1,6 @@
-import { PricingAssignment, PricingBundle, PricingBundleVersion } from '../../db/entities/index.js';
+import { PricingAssignment } from '../../db/entities/PricingAssignment.js';
+import { PricingBundle } from '../../db/entities/PricingBundle.js';
+import { PricingBundleVersion } from '../../db/entities/PricingBundleVersion.js';
 import { createPricingActivities } from '../../activities/pricing.js';
 import { pricingRoutes } from '../../api/routes/back/pricing.js';
 import { appPricingRoutes } from '../../api/routes/front/pricing.js';

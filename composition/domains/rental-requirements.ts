@@ -1,4 +1,4 @@
-import { RentalAuthority } from '../../db/entities/index.js';
+import { RentalAuthority } from '../../db/entities/RentalAuthority.js';
 import { rentalAuthorityRoutes } from '../../api/routes/back/rental-authority.js';
 import { rentalRequirementRoutes } from '../../api/routes/back/rental-requirements.js';
 import { appRentalRequirementRoutes } from '../../api/routes/front/rental-requirements.js';

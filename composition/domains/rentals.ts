@@ -1,4 +1,4 @@
-import { Rental } from '../../db/entities/index.js';
+import { Rental } from '../../db/entities/Rental.js';
 import { createRentalActivities } from '../../activities/rental.js';
 import { rentalRoutes } from '../../api/routes/back/rentals.js';
 import { appRentalRoutes } from '../../api/routes/front/rentals.js';

@@ -1,4 +1,4 @@
-import { Setting } from '../../db/entities/index.js';
+import { Setting } from '../../db/entities/Setting.js';
 import { appSettingRoutes } from '../../api/routes/front/settings.js';
 import { defineDomain } from './domain.js';
 

@@ -2,15 +2,13 @@
 // and cleaning) and Ostbahnhof (one car, small capacity, opening hours), both under the city branch, so
 // round trips and one-way bookings can be tried at once.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  BookingStation,
-  Branch,
-  Setting,
-  Vehicle,
-  type BusinessUnit,
-  type Tenant,
-  type VehicleCategory,
-} from '../entities/index.js';
+import { BookingStation } from '../entities/BookingStation.js';
+import { Branch } from '../entities/Branch.js';
+import { Setting } from '../entities/Setting.js';
+import { Vehicle } from '../entities/Vehicle.js';
+import { type BusinessUnit } from '../entities/BusinessUnit.js';
+import { type Tenant } from '../entities/Tenant.js';
+import { type VehicleCategory } from '../entities/VehicleCategory.js';
 import { BOOKING_SETTINGS_KEY, defaultBookingSettings } from '../../domain/booking.js';
 
 const everyDay = (from: string, to: string) =>

@@ -1,22 +1,20 @@
 // Demo customers: different verification states, a demo customer who can sign in with a password,
 // tenant-wide terms, and a business account with members and cost centers.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  CostCenter,
-  GroupMembership,
-  Setting,
-  TermsAcceptance,
-  TermsAndConditions,
-  UserGroup,
-  Verification,
-  VerificationMedia,
-  PaymentSource,
-  CreditRating,
-  type Branch,
-  type BusinessUnit,
-  type Customer,
-  type Tenant,
-} from '../entities/index.js';
+import { CostCenter } from '../entities/CostCenter.js';
+import { GroupMembership } from '../entities/GroupMembership.js';
+import { Setting } from '../entities/Setting.js';
+import { TermsAcceptance } from '../entities/TermsAcceptance.js';
+import { TermsAndConditions } from '../entities/TermsAndConditions.js';
+import { UserGroup } from '../entities/UserGroup.js';
+import { Verification } from '../entities/Verification.js';
+import { VerificationMedia } from '../entities/VerificationMedia.js';
+import { PaymentSource } from '../entities/PaymentSource.js';
+import { CreditRating } from '../entities/CreditRating.js';
+import { type Branch } from '../entities/Branch.js';
+import { type BusinessUnit } from '../entities/BusinessUnit.js';
+import { type Customer } from '../entities/Customer.js';
+import { type Tenant } from '../entities/Tenant.js';
 import { GROUP_SETTING_KEY, defaultGroupSettings } from '../../domain/customer.js';
 import { hashPassword } from '../../platform/passwords.js';
 import { randomUUID } from 'node:crypto';

@@ -1,7 +1,8 @@
 // Demo and test data of the damage domain: a few damages on the seeded fleet, so the vehicle damage
 // views and the open-damages overview show something (one critical and untriaged).
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Damage, Vehicle } from '../entities/index.js';
+import { Damage } from '../entities/Damage.js';
+import { Vehicle } from '../entities/Vehicle.js';
 
 /**
  * Reports three damages on the tenant's first vehicles: a CRITICAL one still NEW, an approved MINOR

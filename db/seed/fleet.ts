@@ -1,7 +1,10 @@
 // Demo and test data of the fleet domain, on top of the vehicles db/seed.ts creates.
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { IotModule, Vehicle, VehicleAction, VehicleCategory } from '../entities/index.js';
+import { IotModule } from '../entities/IotModule.js';
+import { Vehicle } from '../entities/Vehicle.js';
+import { VehicleAction } from '../entities/VehicleAction.js';
+import { VehicleCategory } from '../entities/VehicleCategory.js';
 
 /**
  * Gives every vehicle a rotating identifier, adds a child category that inherits the scooters'

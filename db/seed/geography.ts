@@ -2,20 +2,18 @@
 // streets, stations, a physical station with slots and a parking area, and a few points of interest.
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  Area,
-  AreaType,
-  Branch,
-  CompatibleBranch,
-  ParkingArea,
-  PhysicalStation,
-  PhysicalStationSlot,
-  Poi,
-  PoiCategory,
-  Station,
-  type Tenant,
-  type VehicleCategory,
-} from '../entities/index.js';
+import { Area } from '../entities/Area.js';
+import { AreaType } from '../entities/AreaType.js';
+import { Branch } from '../entities/Branch.js';
+import { CompatibleBranch } from '../entities/CompatibleBranch.js';
+import { ParkingArea } from '../entities/ParkingArea.js';
+import { PhysicalStation } from '../entities/PhysicalStation.js';
+import { PhysicalStationSlot } from '../entities/PhysicalStationSlot.js';
+import { Poi } from '../entities/Poi.js';
+import { PoiCategory } from '../entities/PoiCategory.js';
+import { Station } from '../entities/Station.js';
+import { type Tenant } from '../entities/Tenant.js';
+import { type VehicleCategory } from '../entities/VehicleCategory.js';
 import type { GeofenceGeometry } from '../../domain/geofence.js';
 
 /** Berlin Mitte's business area, [lng, lat] along Ebertstr., Invalidenstr., Bernauer Str., Torstr.,

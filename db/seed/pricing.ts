@@ -1,15 +1,13 @@
 // Demo pricing: an on-demand bundle per demo category (one of each free-floating mode) and a booking
 // bundle with night and weekend rates, published and assigned so the simulators answer out of the box.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  PricingAssignment,
-  PricingBundle,
-  PricingBundleVersion,
-  type Branch,
-  type BusinessUnit,
-  type Tenant,
-  type VehicleCategory,
-} from '../entities/index.js';
+import { PricingAssignment } from '../entities/PricingAssignment.js';
+import { PricingBundle } from '../entities/PricingBundle.js';
+import { PricingBundleVersion } from '../entities/PricingBundleVersion.js';
+import { type Branch } from '../entities/Branch.js';
+import { type BusinessUnit } from '../entities/BusinessUnit.js';
+import { type Tenant } from '../entities/Tenant.js';
+import { type VehicleCategory } from '../entities/VehicleCategory.js';
 import { validatePricingRules, type PricingBundleType, type PricingRules } from '../../domain/pricing.js';
 
 /** Demo prices apply from this date, so simulations of past dates work too. */

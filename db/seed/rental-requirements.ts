@@ -1,7 +1,9 @@
 // Demo rental requirements: the Spandau branch (no demo vehicles, so the seeded Mitte rentals stay
 // unconstrained) requires verified, paying customers of age and a vehicle left locked in the business area.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Setting, type Branch, type Tenant } from '../entities/index.js';
+import { Setting } from '../entities/Setting.js';
+import { type Branch } from '../entities/Branch.js';
+import { type Tenant } from '../entities/Tenant.js';
 import {
   RENTAL_REQUIREMENTS_SETTING_KEY,
   RENTAL_REQUIREMENTS_VALUE_TYPE,

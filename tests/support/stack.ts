@@ -17,7 +17,7 @@ import type { MqttClient } from 'mqtt';
 import { tenantEm, type MikroORM } from '../../db/orm.js';
 import { type SeededTenant } from '../../db/seed.js';
 import { simulatorFleet } from '../../db/fleet.js';
-import { Vehicle } from '../../db/entities/index.js';
+import { Vehicle } from '../../db/entities/Vehicle.js';
 import { connectMqtt, VehicleCommandClient } from '../../devices/command-client.js';
 import { FleetSimulator } from '../../devices/simulator.js';
 import { TelemetryIngestor } from '../../workers/telemetry-ingestor.js';

@@ -4,7 +4,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Customer, RefreshToken } from '../../../db/entities/index.js';
+import { Customer } from '../../../db/entities/Customer.js';
+import { RefreshToken } from '../../../db/entities/RefreshToken.js';
 import {
   acceptTerms,
   assertSignInAllowed,

@@ -2,7 +2,7 @@
 // `customers.requestSigning`): `signature` = base64url(HMAC-SHA256(app secret, "{endpoint}.{timestamp}.{value}")),
 // with `timestamp` (Unix seconds, within ±5 minutes) and `appId` as query parameters. See docs/customers.md.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { AppSigningKey } from '../../../db/entities/index.js';
+import { AppSigningKey } from '../../../db/entities/AppSigningKey.js';
 import { effectiveSetting } from '../../../db/settings.js';
 import { DomainError } from '../../../domain/errors.js';
 import type { RouteContext } from '../../kernel/route.js';

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { ApiClient, Tenant } from '../../../db/entities/index.js';
+import { ApiClient } from '../../../db/entities/ApiClient.js';
+import { Tenant } from '../../../db/entities/Tenant.js';
 import { DomainError } from '../../../domain/errors.js';
 import { verifySecret } from '../../../platform/secrets.js';
 import { basicCredentials } from '../../auth.js';

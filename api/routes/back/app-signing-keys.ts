@@ -4,7 +4,8 @@
 // needs APP_SIGNING_KEY_MANAGE on every root branch of the tenant (a tenant administrator).
 import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { ApiClient, AppSigningKey } from '../../../db/entities/index.js';
+import { ApiClient } from '../../../db/entities/ApiClient.js';
+import { AppSigningKey } from '../../../db/entities/AppSigningKey.js';
 import { authorizeTenantWide } from '../../authorization.js';
 import { DomainError } from '../../../domain/errors.js';
 import { created, defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';

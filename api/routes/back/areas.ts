@@ -2,7 +2,9 @@
 // positions, validated on every write (domain/geofence.ts).
 import { randomUUID } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
-import { Area, AreaType, Branch } from '../../../db/entities/index.js';
+import { Area } from '../../../db/entities/Area.js';
+import { AreaType } from '../../../db/entities/AreaType.js';
+import { Branch } from '../../../db/entities/Branch.js';
 import type { EntityManager } from '../../../db/orm.js';
 import { branchWithDescendants } from '../../../db/branches.js';
 import { DomainError } from '../../../domain/errors.js';

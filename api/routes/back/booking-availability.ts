@@ -3,7 +3,8 @@
 // rules admission applies (db/booking-availability.ts, db/booking-search.ts), so what a search offers a
 // creation accepts, unless another booking takes it first.
 import { Type, type Static } from '@sinclair/typebox';
-import { Booking, type VehicleCategory } from '../../../db/entities/index.js';
+import { Booking } from '../../../db/entities/Booking.js';
+import { type VehicleCategory } from '../../../db/entities/VehicleCategory.js';
 import { bookingConflicts, bookingStationOf, heldWindow } from '../../../db/booking-availability.js';
 import {
   availabilityDays,

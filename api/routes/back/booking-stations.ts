@@ -2,7 +2,11 @@
 // (capacity, opening hours, categories, cooldowns), their categories and free vehicles, the conflicts
 // among their bookings and their capacity forecast. A station's id is its branch's id.
 import { Type, type Static } from '@sinclair/typebox';
-import { Booking, BookingStation, Branch, Vehicle, VehicleCategory } from '../../../db/entities/index.js';
+import { Booking } from '../../../db/entities/Booking.js';
+import { BookingStation } from '../../../db/entities/BookingStation.js';
+import { Branch } from '../../../db/entities/Branch.js';
+import { Vehicle } from '../../../db/entities/Vehicle.js';
+import { VehicleCategory } from '../../../db/entities/VehicleCategory.js';
 import { loadStationFlows } from '../../../db/booking-availability.js';
 import {
   capacityForecast,

@@ -4,14 +4,12 @@
 // recorded; see docs/bookings.md.
 import { Type, type Static, type TObject } from '@sinclair/typebox';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  Booking,
-  Customer,
-  Invoice,
-  InvoiceLine,
-  UserGroup,
-  VehicleCategory,
-} from '../../../db/entities/index.js';
+import { Booking } from '../../../db/entities/Booking.js';
+import { Customer } from '../../../db/entities/Customer.js';
+import { Invoice } from '../../../db/entities/Invoice.js';
+import { InvoiceLine } from '../../../db/entities/InvoiceLine.js';
+import { UserGroup } from '../../../db/entities/UserGroup.js';
+import { VehicleCategory } from '../../../db/entities/VehicleCategory.js';
 import { bookingStationOf } from '../../../db/booking-availability.js';
 import { bookingSettingsOf } from '../../../db/booking-lifecycle.js';
 import { branchWithDescendants } from '../../../db/branches.js';

@@ -1,6 +1,9 @@
 // Branch administration: the branch tree, its states and settings, and compatible branches.
 import { Type, type Static } from '@sinclair/typebox';
-import { Branch, BusinessUnit, CompatibleBranch, TENANT_FILTER } from '../../../db/entities/index.js';
+import { Branch } from '../../../db/entities/Branch.js';
+import { BusinessUnit } from '../../../db/entities/BusinessUnit.js';
+import { CompatibleBranch } from '../../../db/entities/CompatibleBranch.js';
+import { TENANT_FILTER } from '../../../db/entities/TenantScoped.js';
 import { branchOperationModes, branchStates, branchVisibilities } from '../../../db/entities/Branch.js';
 import type { EntityManager } from '../../../db/orm.js';
 import { branchTree, branchWithDescendants, grantedSubtrees } from '../../../db/branches.js';

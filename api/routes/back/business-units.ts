@@ -2,7 +2,9 @@
 // scope. Finance permissions are checked on them.
 import { Type, type Static, type TOptional } from '@sinclair/typebox';
 import { ForeignKeyConstraintViolationException } from '@mikro-orm/core';
-import { Branch, BusinessUnit, RoleAssignment } from '../../../db/entities/index.js';
+import { Branch } from '../../../db/entities/Branch.js';
+import { BusinessUnit } from '../../../db/entities/BusinessUnit.js';
+import { RoleAssignment } from '../../../db/entities/RoleAssignment.js';
 import type { EntityManager } from '../../../db/orm.js';
 import { readCacheOf } from '../../../db/read-cache.js';
 import { DomainError } from '../../../domain/errors.js';

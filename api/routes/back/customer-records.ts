@@ -2,13 +2,11 @@
 // synchronous JSON export of customers.
 import { Type, type Static } from '@sinclair/typebox';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  Branch,
-  CreditRating,
-  Customer,
-  GroupMembership,
-  PaymentSource,
-} from '../../../db/entities/index.js';
+import { Branch } from '../../../db/entities/Branch.js';
+import { CreditRating } from '../../../db/entities/CreditRating.js';
+import { Customer } from '../../../db/entities/Customer.js';
+import { GroupMembership } from '../../../db/entities/GroupMembership.js';
+import { PaymentSource } from '../../../db/entities/PaymentSource.js';
 import { groupOrFail } from '../../../db/groups.js';
 import { DomainError } from '../../../domain/errors.js';
 import { created, defineRoute, ok, type RouteContext } from '../../kernel/route.js';

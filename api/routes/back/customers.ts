@@ -1,12 +1,10 @@
 // Operator customer tools: search, details per branch, terms acceptance, memberships.
 import { Type, type Static } from '@sinclair/typebox';
-import {
-  CreditRating,
-  Customer,
-  GroupMembership,
-  PaymentSource,
-  TermsAndConditions,
-} from '../../../db/entities/index.js';
+import { CreditRating } from '../../../db/entities/CreditRating.js';
+import { Customer } from '../../../db/entities/Customer.js';
+import { GroupMembership } from '../../../db/entities/GroupMembership.js';
+import { PaymentSource } from '../../../db/entities/PaymentSource.js';
+import { TermsAndConditions } from '../../../db/entities/TermsAndConditions.js';
 import { acceptTerms, termsStateOf } from '../../../db/identity.js';
 import { DomainError } from '../../../domain/errors.js';
 import {

@@ -2,7 +2,10 @@
 // per-vehicle and per-branch views (GET /vehicles/{id}/damages, /vehicles/open-damages-overview).
 import { LockMode } from '@mikro-orm/core';
 import { Type, type Static } from '@sinclair/typebox';
-import { Customer, Damage, Rental, Vehicle } from '../../../db/entities/index.js';
+import { Customer } from '../../../db/entities/Customer.js';
+import { Damage } from '../../../db/entities/Damage.js';
+import { Rental } from '../../../db/entities/Rental.js';
+import { Vehicle } from '../../../db/entities/Vehicle.js';
 import { branchWithDescendants } from '../../../db/branches.js';
 import type { EntityManager } from '../../../db/orm.js';
 import { recordEvent } from '../../../db/events.js';

@@ -1,5 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Booking, Event, Rental, Vehicle } from '../../../db/entities/index.js';
+import { Booking } from '../../../db/entities/Booking.js';
+import { Event } from '../../../db/entities/Event.js';
+import { Rental } from '../../../db/entities/Rental.js';
+import { Vehicle } from '../../../db/entities/Vehicle.js';
 import { DomainError } from '../../../domain/errors.js';
 import { ok, defineRoute, type RouteContext } from '../../kernel/route.js';
 import { component, DateTime, Id, Nullable, Position, StringEnum } from '../../kernel/schemas.js';

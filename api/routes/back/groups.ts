@@ -1,13 +1,11 @@
 // Business accounts (the spec's groups) for operators: create, read, update, members, memberships.
 import { Type, type Static } from '@sinclair/typebox';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  BusinessUnit,
-  CostCenter,
-  Customer,
-  GroupMembership,
-  type UserGroup,
-} from '../../../db/entities/index.js';
+import { BusinessUnit } from '../../../db/entities/BusinessUnit.js';
+import { CostCenter } from '../../../db/entities/CostCenter.js';
+import { Customer } from '../../../db/entities/Customer.js';
+import { GroupMembership } from '../../../db/entities/GroupMembership.js';
+import { type UserGroup } from '../../../db/entities/UserGroup.js';
 import { addMembers, costCentersOf, createGroup, groupOrFail, memberCounts } from '../../../db/groups.js';
 import { DomainError } from '../../../domain/errors.js';
 import { assertReceiptsCompatible, billingCycles, membershipStates } from '../../../domain/customer.js';

@@ -1,6 +1,8 @@
 // Points of interest and their categories. PUT replaces every field, PATCH changes only those given.
 import { Type, type Static, type TOptional, type TProperties } from '@sinclair/typebox';
-import { Branch, Poi, PoiCategory } from '../../../db/entities/index.js';
+import { Branch } from '../../../db/entities/Branch.js';
+import { Poi } from '../../../db/entities/Poi.js';
+import { PoiCategory } from '../../../db/entities/PoiCategory.js';
 import { poiCategoryTypes } from '../../../db/entities/PoiCategory.js';
 import type { EntityManager } from '../../../db/orm.js';
 import { branchWithDescendants } from '../../../db/branches.js';

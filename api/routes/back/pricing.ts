@@ -1,12 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import {
-  BusinessUnit,
-  PricingAssignment,
-  PricingBundle,
-  PricingBundleVersion,
-  VehicleCategory,
-} from '../../../db/entities/index.js';
+import { BusinessUnit } from '../../../db/entities/BusinessUnit.js';
+import { PricingAssignment } from '../../../db/entities/PricingAssignment.js';
+import { PricingBundle } from '../../../db/entities/PricingBundle.js';
+import { PricingBundleVersion } from '../../../db/entities/PricingBundleVersion.js';
+import { VehicleCategory } from '../../../db/entities/VehicleCategory.js';
 import type { EntityManager } from '../../../db/orm.js';
 import {
   loadPricingBundle,

@@ -2,7 +2,8 @@
 // requirement. List, grant, revoke, and bulk grant/revoke on one branch.
 import { Type, type Static } from '@sinclair/typebox';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Customer, RentalAuthority } from '../../../db/entities/index.js';
+import { Customer } from '../../../db/entities/Customer.js';
+import { RentalAuthority } from '../../../db/entities/RentalAuthority.js';
 import { recordEvent } from '../../../db/events.js';
 import { DomainError } from '../../../domain/errors.js';
 import { created, defineRoute, noContent, ok } from '../../kernel/route.js';

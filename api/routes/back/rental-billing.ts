@@ -3,7 +3,10 @@
 // behind the rental's branch (the invoice's business unit for an invoice).
 import { Type, type Static } from '@sinclair/typebox';
 import { Decimal } from 'decimal.js';
-import { Deposit, Invoice, InvoiceLine, Rental } from '../../../db/entities/index.js';
+import { Deposit } from '../../../db/entities/Deposit.js';
+import { Invoice } from '../../../db/entities/Invoice.js';
+import { InvoiceLine } from '../../../db/entities/InvoiceLine.js';
+import { Rental } from '../../../db/entities/Rental.js';
 import { businessUnitOfBranch } from '../../../db/pricing.js';
 import { priceRentalWithPhases, releaseRentalDeposit } from '../../../db/rental-billing.js';
 import { DomainError } from '../../../domain/errors.js';

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Rental } from '../../../db/entities/index.js';
+import { Rental } from '../../../db/entities/Rental.js';
 import type { EntityManager } from '../../../db/orm.js';
 import { branchWithDescendants } from '../../../db/branches.js';
 import { preparedRows } from '../../../db/prepared.js';

@@ -1,14 +1,12 @@
 // Stations (VIRTUAL, DOCKING, RECOMMENDED, PROMOTION), physical stations with their slots and parking
 // area, and docking (connect / disconnect a vehicle, db/docking.ts).
 import { Type, type Static } from '@sinclair/typebox';
-import {
-  Branch,
-  ParkingArea,
-  PhysicalStation,
-  PhysicalStationSlot,
-  Station,
-  Vehicle,
-} from '../../../db/entities/index.js';
+import { Branch } from '../../../db/entities/Branch.js';
+import { ParkingArea } from '../../../db/entities/ParkingArea.js';
+import { PhysicalStation } from '../../../db/entities/PhysicalStation.js';
+import { PhysicalStationSlot } from '../../../db/entities/PhysicalStationSlot.js';
+import { Station } from '../../../db/entities/Station.js';
+import { Vehicle } from '../../../db/entities/Vehicle.js';
 import { stationStates, stationTypes } from '../../../db/entities/Station.js';
 import { physicalStationStates } from '../../../db/entities/PhysicalStation.js';
 import { slotStates } from '../../../db/entities/PhysicalStationSlot.js';

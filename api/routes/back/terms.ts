@@ -1,7 +1,9 @@
 // Terms and conditions: versions per branch (or tenant-wide), managed by operators.
 import { Type, type Static } from '@sinclair/typebox';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Branch, TermsAcceptance, TermsAndConditions } from '../../../db/entities/index.js';
+import { Branch } from '../../../db/entities/Branch.js';
+import { TermsAcceptance } from '../../../db/entities/TermsAcceptance.js';
+import { TermsAndConditions } from '../../../db/entities/TermsAndConditions.js';
 import { branchAncestry } from '../../../db/branches.js';
 import { DomainError } from '../../../domain/errors.js';
 import { created, defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';

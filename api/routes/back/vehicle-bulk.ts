@@ -2,7 +2,11 @@
 // success), tasks and notes, the spatial clusters, the overviews and the details of several vehicles.
 import { Type, type Static } from '@sinclair/typebox';
 import { featureCollection, point } from '@turf/turf';
-import { Branch, Task, Vehicle, VehicleCategory, VehicleNote } from '../../../db/entities/index.js';
+import { Branch } from '../../../db/entities/Branch.js';
+import { Task } from '../../../db/entities/Task.js';
+import { Vehicle } from '../../../db/entities/Vehicle.js';
+import { VehicleCategory } from '../../../db/entities/VehicleCategory.js';
+import { VehicleNote } from '../../../db/entities/VehicleNote.js';
 import { taskPriorities, taskStates } from '../../../db/entities/Task.js';
 import type { EntityManager } from '../../../db/orm.js';
 import { branchWithDescendants } from '../../../db/branches.js';

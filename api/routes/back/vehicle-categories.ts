@@ -1,7 +1,9 @@
 // Vehicle categories: the category lists and categories-management (configuration with inheritance).
 import { Type, type Static } from '@sinclair/typebox';
 import { ForeignKeyConstraintViolationException } from '@mikro-orm/core';
-import { Vehicle, VehicleAction, VehicleCategory } from '../../../db/entities/index.js';
+import { Vehicle } from '../../../db/entities/Vehicle.js';
+import { VehicleAction } from '../../../db/entities/VehicleAction.js';
+import { VehicleCategory } from '../../../db/entities/VehicleCategory.js';
 import { resolvedCategories, wouldCreateCycle, type ResolvedCategory } from '../../../db/categories.js';
 import { DomainError } from '../../../domain/errors.js';
 import {

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { distance, lineString } from '@turf/turf';
-import { Vehicle } from '../../../db/entities/index.js';
+import { Vehicle } from '../../../db/entities/Vehicle.js';
 import { effectiveSetting } from '../../../db/settings.js';
 import { DomainError } from '../../../domain/errors.js';
 import {

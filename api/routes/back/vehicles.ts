@@ -2,16 +2,14 @@
 import { randomUUID } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import {
-  Branch,
-  Event,
-  IotModule,
-  VehicleAction,
-  Vehicle,
-  VehicleCategory,
-  VehicleCommand,
-  VehicleTelemetry,
-} from '../../../db/entities/index.js';
+import { Branch } from '../../../db/entities/Branch.js';
+import { Event } from '../../../db/entities/Event.js';
+import { IotModule } from '../../../db/entities/IotModule.js';
+import { VehicleAction } from '../../../db/entities/VehicleAction.js';
+import { Vehicle } from '../../../db/entities/Vehicle.js';
+import { VehicleCategory } from '../../../db/entities/VehicleCategory.js';
+import { VehicleCommand } from '../../../db/entities/VehicleCommand.js';
+import { VehicleTelemetry } from '../../../db/entities/VehicleTelemetry.js';
 import type { EntityManager } from '../../../db/orm.js';
 import { branchWithDescendants } from '../../../db/branches.js';
 import {

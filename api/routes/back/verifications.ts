@@ -1,7 +1,9 @@
 // Verification review for operators: a customer's attempts, one attempt, its media, the review queue
 // and the decision on an attempt in review.
 import { Type } from '@sinclair/typebox';
-import { Customer, Verification, VerificationMedia } from '../../../db/entities/index.js';
+import { Customer } from '../../../db/entities/Customer.js';
+import { Verification } from '../../../db/entities/Verification.js';
+import { VerificationMedia } from '../../../db/entities/VerificationMedia.js';
 import { DomainError } from '../../../domain/errors.js';
 import { assertReviewable, reviewableStates, verificationDecisions } from '../../../domain/customer.js';
 import { defineRoute, ok } from '../../kernel/route.js';

@@ -1,6 +1,7 @@
 // The signed-in customer's own account in the app: profile and terms and conditions.
 import { Type, type Static } from '@sinclair/typebox';
-import { TermsAndConditions, type Customer } from '../../../db/entities/index.js';
+import { TermsAndConditions } from '../../../db/entities/TermsAndConditions.js';
+import { type Customer } from '../../../db/entities/Customer.js';
 import { acceptTerms, termsStateOf } from '../../../db/identity.js';
 import { DomainError } from '../../../domain/errors.js';
 import { assertCalendarDate } from '../../../domain/customer.js';

@@ -2,7 +2,8 @@
 // over the booking stations an app may see (public branches in service), plus the station, drop-off
 // station and city searches of the app's booking flow. A customer may exclude only their own booking.
 import { Type, type Static } from '@sinclair/typebox';
-import { Branch, type BookingStation } from '../../../db/entities/index.js';
+import { Branch } from '../../../db/entities/Branch.js';
+import { type BookingStation } from '../../../db/entities/BookingStation.js';
 import type { EntityManager } from '../../../db/orm.js';
 import { loadStationFlows } from '../../../db/booking-availability.js';
 import { appVisibleStations, bookableCategories, categoryAvailability } from '../../../db/booking-search.js';

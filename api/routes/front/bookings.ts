@@ -3,7 +3,7 @@
 // bookings, and reads their business account's. Another customer's booking is A104. The same booking
 // workflow serves the operator interface; see docs/bookings.md.
 import { Type } from '@sinclair/typebox';
-import { Booking } from '../../../db/entities/index.js';
+import { Booking } from '../../../db/entities/Booking.js';
 import { groupActivityScope } from './rentals.js';
 import { inTenantTransaction } from '../../../db/orm.js';
 import { assertExtendable } from '../../../db/booking-lifecycle.js';

@@ -1,7 +1,8 @@
 // The app's view of branches: public branches in service, and the branches trips may cross into.
 import { Type, type Static } from '@sinclair/typebox';
 import type { FilterQuery } from '@mikro-orm/core';
-import { Branch, CompatibleBranch } from '../../../db/entities/index.js';
+import { Branch } from '../../../db/entities/Branch.js';
+import { CompatibleBranch } from '../../../db/entities/CompatibleBranch.js';
 import type { EntityManager } from '../../../db/orm.js';
 import { DomainError } from '../../../domain/errors.js';
 import { defineRoute, ok } from '../../kernel/route.js';

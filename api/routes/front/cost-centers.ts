@@ -2,7 +2,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { CostCenter, GroupMembership, type Customer, type UserGroup } from '../../../db/entities/index.js';
+import { CostCenter } from '../../../db/entities/CostCenter.js';
+import { GroupMembership } from '../../../db/entities/GroupMembership.js';
+import { type Customer } from '../../../db/entities/Customer.js';
+import { type UserGroup } from '../../../db/entities/UserGroup.js';
 import { DomainError } from '../../../domain/errors.js';
 import { created, defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';
 import { component, DateTime, Id, Nullable, Str } from '../../kernel/schemas.js';

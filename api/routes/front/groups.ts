@@ -3,7 +3,10 @@
 import { Type } from '@sinclair/typebox';
 import { Decimal } from 'decimal.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { CostCenter, Customer, GroupMembership, UserGroup } from '../../../db/entities/index.js';
+import { CostCenter } from '../../../db/entities/CostCenter.js';
+import { Customer } from '../../../db/entities/Customer.js';
+import { GroupMembership } from '../../../db/entities/GroupMembership.js';
+import { UserGroup } from '../../../db/entities/UserGroup.js';
 import { addMembers, approveRequest, createGroup, groupOrFail } from '../../../db/groups.js';
 import { termsStateOf } from '../../../db/identity.js';
 import { DomainError } from '../../../domain/errors.js';

@@ -1,6 +1,6 @@
 // The app's view of physical stations: where to dock, with their descriptions, images and icons.
 import { Type } from '@sinclair/typebox';
-import { PhysicalStation } from '../../../db/entities/index.js';
+import { PhysicalStation } from '../../../db/entities/PhysicalStation.js';
 import { defineRoute, ok } from '../../kernel/route.js';
 import { Id } from '../../kernel/schemas.js';
 import { PhysicalStationSchema, toPhysicalStationDto } from '../back/stations.js';

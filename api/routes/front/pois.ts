@@ -1,6 +1,6 @@
 // The app's view of a point of interest.
 import { Type } from '@sinclair/typebox';
-import { Poi } from '../../../db/entities/index.js';
+import { Poi } from '../../../db/entities/Poi.js';
 import { DomainError } from '../../../domain/errors.js';
 import { defineRoute, ok } from '../../kernel/route.js';
 import { Id } from '../../kernel/schemas.js';

@@ -1,7 +1,9 @@
 // The app's start requirements: what the signed-in customer still needs before renting a vehicle (or a
 // vehicle category in a branch); the app re-runs it after the customer chose a business account.
 import { Type } from '@sinclair/typebox';
-import { Branch, GroupMembership, Vehicle } from '../../../db/entities/index.js';
+import { Branch } from '../../../db/entities/Branch.js';
+import { GroupMembership } from '../../../db/entities/GroupMembership.js';
+import { Vehicle } from '../../../db/entities/Vehicle.js';
 import { startRequirementsReport } from '../../../db/rental-requirements.js';
 import { DomainError } from '../../../domain/errors.js';
 import { defineRoute, ok } from '../../kernel/route.js';

@@ -3,7 +3,8 @@
 // their rentals and their business account's. The same rental workflow serves the operator interface;
 // another customer's rental is A102. See docs/rentals.md, "App rental flow".
 import { Type } from '@sinclair/typebox';
-import { GroupMembership, Rental } from '../../../db/entities/index.js';
+import { GroupMembership } from '../../../db/entities/GroupMembership.js';
+import { Rental } from '../../../db/entities/Rental.js';
 import { recordEvent } from '../../../db/events.js';
 import { DomainError } from '../../../domain/errors.js';
 import { terminalRentalStates, type RentalState as RentalStateName } from '../../../domain/rental.js';

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Setting } from '../../../db/entities/index.js';
+import { Setting } from '../../../db/entities/Setting.js';
 import { settingForBranch } from '../../../db/settings.js';
 import { ok, defineRoute } from '../../kernel/route.js';
 import { component, Int, Str, StringEnum } from '../../kernel/schemas.js';

@@ -1,6 +1,6 @@
 // App endpoints of the fleet: the vehicles a customer may see and rent.
 import { Type, type Static } from '@sinclair/typebox';
-import { Vehicle } from '../../../db/entities/index.js';
+import { Vehicle } from '../../../db/entities/Vehicle.js';
 import type { EntityManager } from '../../../db/orm.js';
 import { branchWithDescendants } from '../../../db/branches.js';
 import { resolvedCategories } from '../../../db/categories.js';

@@ -2,7 +2,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Verification, VerificationMedia, type Customer } from '../../../db/entities/index.js';
+import { Verification } from '../../../db/entities/Verification.js';
+import { VerificationMedia } from '../../../db/entities/VerificationMedia.js';
+import { type Customer } from '../../../db/entities/Customer.js';
 import { effectiveSetting } from '../../../db/settings.js';
 import { DomainError } from '../../../domain/errors.js';
 import {
