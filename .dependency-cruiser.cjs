@@ -74,6 +74,21 @@ module.exports = {
       to: { dependencyTypes: ['core'] },
     },
     {
+      name: 'interfaces-share-through-api-shared',
+      comment:
+        'the operator and app interfaces share representations and commands through api/shared, never each other',
+      severity: 'error',
+      from: { path: '^api/routes/(back|front)/' },
+      to: { path: '^api/routes/(back|front)/', pathNot: '^api/routes/$1/' },
+    },
+    {
+      name: 'api-shared-serves-the-routes',
+      comment: 'api/shared is below the route files that use it',
+      severity: 'error',
+      from: { path: '^api/shared/' },
+      to: { path: '^api/routes/(back|front|auth)/' },
+    },
+    {
       name: 'no-circles-but-the-entities',
       comment: "only the ORM entities' mutual relations may form a circle",
       severity: 'error',

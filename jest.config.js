@@ -1,13 +1,48 @@
-/** @type {import('jest').Config} */
-export default {
+// Two projects: `unit`, the pure rules (no PostgreSQL, broker or Temporal: they run in seconds, `npm run
+// test:unit`), and `stack`, every other suite, against the real infrastructure the global setup starts.
+// A project's global setup runs only when one of its suites is selected.
+
+/** Suites that need no global setup; every other suite is a stack suite. */
+const unitSuites = [
+  'domain',
+  'pricing-engine',
+  // Starts its own in-process aedes broker.
+  'devices',
+  'booking-availability-rules',
+  'fleet-rules',
+  'geography-rules',
+  'rental-requirements-rules',
+  // Replays tests/histories in-process: a replay worker needs no Temporal server.
+  'replay',
+];
+
+const shared = {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {
     '^.+\\.ts$': ['ts-jest', { useESM: true }],
   },
-  testMatch: ['<rootDir>/tests/**/*.test.ts'],
-  globalSetup: '<rootDir>/tests/support/global-setup.mjs',
-  globalTeardown: '<rootDir>/tests/support/global-teardown.mjs',
+  // Registers the whole error catalogue, as the API and the worker do.
+  setupFiles: ['<rootDir>/tests/support/error-catalogue.ts'],
+};
+
+/** @type {import('jest').Config} */
+export default {
   testTimeout: 60000,
+  projects: [
+    {
+      ...shared,
+      displayName: 'unit',
+      testMatch: unitSuites.map((name) => `<rootDir>/tests/${name}.test.ts`),
+    },
+    {
+      ...shared,
+      displayName: 'stack',
+      testMatch: ['<rootDir>/tests/**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', ...unitSuites.map((name) => `/tests/${name}\\.test\\.ts$`)],
+      globalSetup: '<rootDir>/tests/support/global-setup.mjs',
+      globalTeardown: '<rootDir>/tests/support/global-teardown.mjs',
+    },
+  ],
 };

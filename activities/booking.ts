@@ -1,11 +1,11 @@
-// Activities of the booking workflow: each runs one step of db/booking-lifecycle.ts in one tenant
-// transaction with the activity's idempotency key, and turns domain refusals into typed, non-retryable
-// failures (asActivity).
-import { inTenantTransaction } from '../db/orm.js';
+// Activities of the booking workflow: each opens one tenant transaction and runs one write of
+// db/booking-creation.ts or db/booking-lifecycle.ts in it with the activity's idempotency key, and turns
+// domain refusals into typed, non-retryable failures (asActivity).
+import { inTenantTransaction, type EntityManager } from '../db/orm.js';
+import { createBookingRecord, updateBookingRecord } from '../db/booking-creation.js';
 import {
   cancelBookingRecord,
   checkInBooking,
-  createBookingRecord,
   decideApproval,
   deliverVehicle,
   expireBookingRecord,
@@ -13,13 +13,15 @@ import {
   finishAfterRental,
   markBookingOverdue,
   preparePickup,
-  updateBookingRecord,
   type Acting,
-  type BookingChanges,
-  type BookingCreationInput,
-  type BookingTimeline,
   type PickupPlan,
 } from '../db/booking-lifecycle.js';
+import type {
+  BookingChanges,
+  BookingCreationInput,
+  BookingTimeline,
+  BookingTimerEnding,
+} from '../domain/booking.js';
 import type { ActivityDeps } from './deps.js';
 import { activityIdempotencyKey, asActivity } from './support.js';
 
@@ -28,10 +30,8 @@ export type ActingInput = Omit<Acting, 'idempotencyKey'>;
 
 /** Activities of the booking workflow. */
 export function createBookingActivities({ orm }: ActivityDeps) {
-  const step = <T>(
-    tenant: string,
-    work: (em: Parameters<Parameters<typeof inTenantTransaction>[2]>[0], key: string) => Promise<T>,
-  ) => {
+  /** One write in one tenant transaction under the activity's idempotency key. */
+  const step = <T>(tenant: string, work: (em: EntityManager, key: string) => Promise<T>) => {
     const key = activityIdempotencyKey();
     return asActivity(() => inTenantTransaction(orm, tenant, (em) => work(em, key)));
   };
@@ -77,9 +77,7 @@ export function createBookingActivities({ orm }: ActivityDeps) {
       return step(input.tenant, (em, key) => cancelBookingRecord(em, { ...input, idempotencyKey: key }));
     },
     /** Ends the booking by a timer: EXPIRED (approval deadline, no-show) or ABORTED (no vehicle). */
-    expireBooking(
-      input: ActingInput & { reason: 'APPROVAL_DEADLINE' | 'NO_SHOW' | 'NO_VEHICLE' },
-    ): Promise<BookingTimeline> {
+    expireBooking(input: ActingInput & { reason: BookingTimerEnding }): Promise<BookingTimeline> {
       return step(input.tenant, (em, key) => expireBookingRecord(em, { ...input, idempotencyKey: key }));
     },
     /** Marks the booking's running rental overdue. */

@@ -5,7 +5,8 @@ import { PricingBundle } from '../db/entities/PricingBundle.js';
 import { PricingBundleVersion } from '../db/entities/PricingBundleVersion.js';
 import { recordEvent } from '../db/events.js';
 import { DomainError } from '../domain/errors.js';
-import { publicationRefusal, type PricingVersionStatus } from '../domain/pricing.js';
+import { publicationRefusal } from '../domain/pricing-versions.js';
+import type { PricingVersionStatus } from '../domain/pricing.js';
 import type { PricingVersionWorkflowInput } from '../workflows/pricing.messages.js';
 import { activityIdempotencyKey, asActivity } from './support.js';
 

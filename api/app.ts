@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { errorCatalogue } from '../domain/errors.js';
+import type { CatalogueEntry } from '../domain/errors.js';
 import type { PermissionCatalogue } from '../domain/permissions.js';
 import type { ProcessKind } from '../workflows/process-kind.js';
 import type { AnyRoute } from './kernel/route.js';
@@ -14,6 +14,7 @@ import { TokenService } from './auth.js';
 import { healthRouter, type ReadinessCheck } from './routes/health.js';
 import { authenticationMiddleware, mountRoutes, RouteTable } from './kernel/mount.js';
 import { speedUpOpenApiValidator } from './kernel/validator-speedups.js';
+import { realCalendarFormats } from './kernel/formats.js';
 import { Registry } from 'prom-client';
 import { createLogger, type Logger } from '../platform/logger.js';
 import { createHttpObservability } from '../platform/http-observability.js';
@@ -26,6 +27,8 @@ export interface ApiContents {
   routes: readonly AnyRoute[];
   permissions: PermissionCatalogue;
   processes: readonly ProcessKind[];
+  /** Served at `/error-catalogue.json`. */
+  errorCatalogue: readonly CatalogueEntry[];
 }
 
 export interface ApiDeps {
@@ -58,9 +61,20 @@ function validator(document: object, handles: RegExp, validateResponses: boolean
     validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
     validateResponses: validateResponses ? { removeAdditional: false } : false,
     validateSecurity: false,
+    // Dates and date-times must exist (api/kernel/formats.ts), not only look right.
+    formats: realCalendarFormats,
     ignorePaths: (requestPath: string) => !handles.test(requestPath),
   });
 }
+
+/**
+ * HEAD answers as GET does, without a body (RFC 9110 9.3.2): the request is served as its GET, headers
+ * included (paging headers, caching headers); Node sends no body for a HEAD request whatever is written.
+ */
+const headAsGet: express.RequestHandler = (req, _res, next) => {
+  if (req.method === 'HEAD') req.method = 'GET';
+  next();
+};
 
 /** A browsable docs page (Swagger UI from the npm package) for one document. */
 function docsPage(title: string, specUrl: string): string {
@@ -102,13 +116,21 @@ export function createApp(deps: ApiDeps, contents: ApiContents): express.Express
   const logger = deps.logger ?? createLogger('api');
   const observability = createHttpObservability({ logger, registry: deps.metrics ?? new Registry() });
   app.use(assignTraceId);
+  app.use(headAsGet);
   app.use(observability.middlewares);
   app.get('/metrics', observability.metricsHandler);
 
   app.use(healthRouter(deps.readinessChecks));
   app.get('/openapi/back.json', (_req, res) => void res.json(back));
   app.get('/openapi/front.json', (_req, res) => void res.json(front));
-  app.get('/error-catalogue.json', (_req, res) => void res.json(Object.values(errorCatalogue)));
+  const catalogue = contents.errorCatalogue.map(({ code, meaning, retryable, httpStatus, source }) => ({
+    code,
+    meaning,
+    retryable,
+    httpStatus,
+    source,
+  }));
+  app.get('/error-catalogue.json', (_req, res) => void res.json(catalogue));
   app.use('/docs/assets', express.static(path.dirname(require.resolve('swagger-ui-dist/package.json'))));
   app.get('/docs', (_req, res) => void res.redirect('/docs/back'));
   app.get(

@@ -70,24 +70,7 @@ export class TokenService {
         audience: AUDIENCE,
         algorithms: ['HS256'],
       });
-      const scope = payload.scope;
-      if (
-        typeof payload.tid !== 'string' ||
-        typeof payload.sub !== 'string' ||
-        (scope !== 'back' && scope !== 'front')
-      ) {
-        throw new DomainError('AUTH005', 'token is missing tenant, subject or scope');
-      }
-      const subjectType =
-        payload.sty === 'OPERATOR' || payload.sty === 'CUSTOMER' ? payload.sty : 'API_CLIENT';
-      const prefix = { OPERATOR: 'operator', CUSTOMER: 'customer', API_CLIENT: 'client' }[subjectType];
-      const principal: Principal = {
-        tenant: payload.tid,
-        subjectId: payload.sub,
-        subjectType,
-        subject: `${prefix}:${payload.sub}`,
-        scope,
-      };
+      const principal = principalOf(payload);
       if (typeof payload.exp === 'number') {
         if (this.verified.size >= VERIFIED_TOKENS_KEPT) this.verified.clear();
         this.verified.set(token, { principal: { ...principal }, expiresAt: payload.exp });
@@ -100,6 +83,36 @@ export class TokenService {
       throw new DomainError('AUTH005');
     }
   }
+}
+
+const TENANT_CLAIM = /^[a-z0-9][a-z0-9-]{1,31}$/;
+/** A customer id as it is issued: a plain decimal integer in the range of the ids, nothing looser. */
+const CUSTOMER_SUBJECT = /^[1-9][0-9]{0,9}$/;
+/** Client and operator ids: printable, no white space at either end, bounded. */
+const NAMED_SUBJECT = /^[^\s\p{C}](?:[^\p{C}]{0,198}[^\s\p{C}])?$/u;
+
+/**
+ * The caller a verified token names, its claims checked strictly before any use: tenant (`tid`) in the
+ * form of the path segment, subject type (`sty`) one of the three, scope one of the two interfaces, and a
+ * subject (`sub`) of its type's form (a customer id is a plain decimal integer within the id range). A
+ * token signed with the right key but claims of another shape is AUTH005.
+ */
+function principalOf(payload: Record<string, unknown>): Principal {
+  const { tid, sub, sty, scope } = payload;
+  if (typeof tid !== 'string' || !TENANT_CLAIM.test(tid))
+    throw new DomainError('AUTH005', 'the token names no valid tenant');
+  if (scope !== 'back' && scope !== 'front')
+    throw new DomainError('AUTH005', 'the token names no valid scope');
+  if (sty !== 'API_CLIENT' && sty !== 'OPERATOR' && sty !== 'CUSTOMER')
+    throw new DomainError('AUTH005', 'the token names no valid subject type');
+  const validSubject =
+    typeof sub === 'string' &&
+    (sty === 'CUSTOMER'
+      ? CUSTOMER_SUBJECT.test(sub) && Number(sub) <= 2147483647 && scope === 'front'
+      : NAMED_SUBJECT.test(sub));
+  if (!validSubject) throw new DomainError('AUTH005', 'the token names no valid subject');
+  const prefix = { OPERATOR: 'operator', CUSTOMER: 'customer', API_CLIENT: 'client' }[sty];
+  return { tenant: tid, subjectId: sub, subjectType: sty, subject: `${prefix}:${sub}`, scope };
 }
 
 function bearerToken(req: Request): string | undefined {

@@ -158,3 +158,17 @@ export async function authorizeTenantWide(
   const roots = await ctx.em.find(Branch, { parent: null }, { fields: ['id'] });
   for (const root of roots) await ctx.authorize(permission, { branchId: root.id });
 }
+
+/**
+ * Authorizes a read of tenant-wide records (customers) from a branch or from anywhere: with a branch the
+ * permission is needed there (B404 for an unknown branch); without one, on some branch of the tenant.
+ */
+export async function authorizeOnBranchOrAnywhere(
+  ctx: Pick<RouteContext, 'authorize' | 'holds'>,
+  permission: string,
+  branchId: number | undefined,
+): Promise<void> {
+  if (branchId !== undefined) return ctx.authorize(permission, { branchId });
+  if (!(await ctx.holds({ permission })))
+    throw new DomainError('AUTH002', `missing permission ${permission}: held on no branch of the tenant`);
+}

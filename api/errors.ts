@@ -112,10 +112,19 @@ export function errorHandler({
     }
     if (domainError.code === '0099') log(`${req.method} ${req.originalUrl} failed`, error, traceId);
     if (res.headersSent) return;
-    if (domainError.code === '0021')
-      res.setHeader('Allow', (error as { headers?: { Allow?: string } }).headers?.Allow ?? '');
+    if (domainError.code === '0021') res.setHeader('Allow', allowedMethods(error));
     res.status(domainError.httpStatus).json(domainError.toBody(traceId));
   };
+}
+
+/** The Allow header of a 405: the validator's methods, with HEAD wherever GET is (HEAD answers as GET). */
+function allowedMethods(error: unknown): string {
+  const methods = ((error as { headers?: { Allow?: string } }).headers?.Allow ?? '')
+    .split(',')
+    .map((method) => method.trim().toUpperCase())
+    .filter(Boolean);
+  if (methods.includes('GET') && !methods.includes('HEAD')) methods.push('HEAD');
+  return methods.join(', ');
 }
 
 /** Any path no router claims. */

@@ -8,12 +8,12 @@ import path from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { migrateDatabase } from '../db/orm.js';
-import { demoOperatorClient } from '../db/seed.js';
 import { startEmbeddedPostgres } from '../platform/embedded-postgres.js';
 import type { TestBackend } from '../tests/support/stack.js';
 import { connectOrm } from '../composition/orm.js';
 import { seedTenant } from '../composition/seed.js';
 import { createApp } from '../composition/app.js';
+import { demoOperatorClient } from '../db/seed/access.js';
 
 export interface BenchApi {
   /** `http://127.0.0.1:<port>/v1/<tenant>` */

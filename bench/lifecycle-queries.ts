@@ -4,6 +4,7 @@
 // time, so each statement and CPU second is attributed to its step.
 // Usage: npm run bench:lifecycle-queries [-- lifecycles]   (default 5; the first one is a warm-up)
 import { Customer } from '../db/entities/Customer.js';
+import { PaymentSource } from '../db/entities/PaymentSource.js';
 import { Vehicle } from '../db/entities/Vehicle.js';
 import { tenantEm } from '../db/orm.js';
 import { startThrowawayInfrastructure } from '../tests/support/infrastructure.js';
@@ -26,6 +27,15 @@ const customer = em.create(Customer, {
   email: 'queries@example.com',
   firstName: 'Query',
   lastName: 'Count',
+});
+// The shipped start requirements ask for a payment method (P104).
+em.create(PaymentSource, {
+  customer,
+  businessUnit: backend.seed.businessUnitId,
+  type: 'CARD',
+  provider: 'bench',
+  providerReference: 'pm_bench_queries',
+  label: 'Visa •••• 4242',
 });
 await em.flush();
 

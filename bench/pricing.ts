@@ -9,12 +9,8 @@ import { performance } from 'node:perf_hooks';
 import { demoCarRules, demoScooterRules } from '../db/seed/pricing.js';
 import { tenantEm } from '../db/orm.js';
 import { VehicleCategory } from '../db/entities/VehicleCategory.js';
-import {
-  priceOnDemandRental,
-  type PhaseSpan,
-  type PricedVersion,
-  type PricingRules,
-} from '../domain/pricing.js';
+import { priceOnDemandRental } from '../domain/pricing-on-demand.js';
+import type { PhaseSpan, PricedVersion, PricingRules } from '../domain/pricing.js';
 import { startThrowawayInfrastructure } from '../tests/support/infrastructure.js';
 import { startTestBackend } from '../tests/support/stack.js';
 import { startBenchApi } from './api-stack.js';

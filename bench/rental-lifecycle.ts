@@ -16,6 +16,7 @@
 // only during its own rounds (a fresh tenant each), so the baseline has the CPU to itself, like
 // fleetflow had. Neither warms up: each round's first lifecycles include its worker's cold start.
 import { Customer } from '../db/entities/Customer.js';
+import { PaymentSource } from '../db/entities/PaymentSource.js';
 import { Vehicle } from '../db/entities/Vehicle.js';
 import { tenantEm } from '../db/orm.js';
 import { startThrowawayInfrastructure } from '../tests/support/infrastructure.js';
@@ -80,6 +81,15 @@ async function runFleetflow(round: number): Promise<LifecycleBenchResult> {
       email: `bench-${lane}@example.com`,
       firstName: 'Bench',
       lastName: `Lane ${lane}`,
+    });
+    // The shipped start requirements ask for a payment method (P104).
+    em.create(PaymentSource, {
+      customer,
+      businessUnit: backend.seed.businessUnitId,
+      type: 'CARD',
+      provider: 'bench',
+      providerReference: `pm_bench_${lane}`,
+      label: 'Visa •••• 4242',
     });
     await em.flush();
     laneCustomers.push(customer.id);

@@ -9,7 +9,6 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@temporalio/client';
 import { migrateDatabase } from '../db/orm.js';
-import { demoOperatorClient } from '../db/seed.js';
 import { demoCustomer } from '../db/seed/customers.js';
 import { startEmbeddedPostgres } from '../platform/embedded-postgres.js';
 import { hashPassword, passwordHashParameters } from '../platform/passwords.js';
@@ -17,6 +16,7 @@ import { percentile } from './lifecycle-stats.js';
 import { connectOrm } from '../composition/orm.js';
 import { seedTenant } from '../composition/seed.js';
 import { createApp } from '../composition/app.js';
+import { demoOperatorClient } from '../db/seed/access.js';
 
 process.env.LOG_LEVEL ??= 'warn';
 const signIns = Number(process.argv[2] ?? 200);

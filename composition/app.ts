@@ -2,7 +2,7 @@
 import type express from 'express';
 import { createApp as createAppWith, type ApiDeps } from '../api/app.js';
 import { backDocument as backDocumentOf, frontDocument as frontDocumentOf } from '../api/documents.js';
-import { allRoutes, permissionCatalogue, processKinds } from './registry.js';
+import { allRoutes, errorCatalogue, permissionCatalogue, processKinds } from './registry.js';
 
 /** The operator and app interfaces with every domain's endpoints. */
 export const createApp = (deps: ApiDeps): express.Express =>
@@ -10,6 +10,7 @@ export const createApp = (deps: ApiDeps): express.Express =>
     routes: allRoutes(),
     permissions: permissionCatalogue(),
     processes: processKinds(),
+    errorCatalogue: errorCatalogue(),
   });
 
 /** The operator interface's document (`/openapi/back.json`). */

@@ -6,11 +6,13 @@ import {
   type DatabaseSchema,
   type MikroORM,
 } from '../db/orm.js';
-import { migrationsList } from '../db/migrations/index.js';
-import { allEntities } from './registry.js';
+import { allEntities, allMigrations } from './registry.js';
 
 /** Every domain's entities and migrations. */
-export const databaseSchema = (): DatabaseSchema => ({ entities: allEntities(), migrations: migrationsList });
+export const databaseSchema = (): DatabaseSchema => ({
+  entities: allEntities(),
+  migrations: allMigrations(),
+});
 
 /** ORM options of the API, the worker, scripts and tests. */
 export const ormOptions = (databaseUrl: string, overrides: Partial<Options> = {}): Options =>

@@ -1,24 +1,23 @@
-// Demo and test tenants, seeded with the roles of every domain's permissions.
+// Demo and test tenants, seeded by every domain's seed step in the order of the domain list.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   seedDemoTenant as seedDemoTenantWith,
   seedTenant as seedTenantWith,
   type SeededTenant,
+  type TenantSeeding,
 } from '../db/seed.js';
-import { permissionCatalogue } from './registry.js';
+import { domains, permissionCatalogue } from './registry.js';
 
-export {
-  DEMO_TENANT,
-  DEMO_BRANCH_CODE,
-  demoAppClient,
-  demoOperatorClient,
-  type SeededTenant,
-} from '../db/seed.js';
+/** Every domain's seed step and the permission catalogue. */
+const seeding = (): TenantSeeding => ({
+  steps: domains.flatMap((domain) => (domain.seed ? [domain.seed] : [])),
+  permissions: permissionCatalogue(),
+});
 
 /** Seeds one tenant (tests and benchmarks make their own). */
 export const seedTenant = (em: EntityManager, tenant: string, name: string): Promise<SeededTenant> =>
-  seedTenantWith(em, tenant, name, permissionCatalogue());
+  seedTenantWith(em, tenant, name, seeding());
 
 /** Seeds the demo tenant once (skips when it exists). */
 export const seedDemoTenant = (em: EntityManager): Promise<{ created: boolean }> =>
-  seedDemoTenantWith(em, permissionCatalogue());
+  seedDemoTenantWith(em, seeding());

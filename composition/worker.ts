@@ -1,4 +1,6 @@
 // The worker of every domain: their activities on one task queue and their workflows in one bundle.
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { Worker } from '@temporalio/worker';
 import type { ActivityDeps, DomainModule } from './domains/domain.js';
 import {
@@ -26,8 +28,19 @@ export function createActivities(deps: ActivityDeps, from: readonly DomainModule
   return activities;
 }
 
-/** The workflow bundle's entry, re-exporting every domain's workflow module. */
-export const workflowsEntryPath = (): string => workflowsEntryPathOf(workflowModules());
+/** Every domain's error table module (`domain/<domain>.errors.ts`), for the workflow sandbox's catalogue. */
+export function errorTableModules(): URL[] {
+  return domains.flatMap((domain) => {
+    if (!domain.errors) return [];
+    const url = new URL(`../domain/${domain.name}.errors.ts`, import.meta.url);
+    if (!fs.existsSync(fileURLToPath(url)))
+      throw new Error(`the ${domain.name} domain's error codes belong in domain/${domain.name}.errors.ts`);
+    return [url];
+  });
+}
+
+/** The workflow bundle's entry: every domain's error table and workflow module. */
+export const workflowsEntryPath = (): string => workflowsEntryPathOf(workflowModules(), errorTableModules());
 
 /** The worker that runs every domain's workflows and activities on one task queue. */
 export function createFleetflowWorker(

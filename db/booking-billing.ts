@@ -21,7 +21,9 @@ import {
 } from './pricing.js';
 import { issueInvoice } from './invoices.js';
 import { DomainError } from '../domain/errors.js';
-import { bookingCancellation, priceBooking, priceFee, type PriceResult } from '../domain/pricing.js';
+import { bookingCancellation, priceFee } from '../domain/pricing-fees.js';
+import { priceBooking } from '../domain/pricing-booking.js';
+import type { PriceResult } from '../domain/pricing.js';
 import { rentalDistance } from '../domain/rental-pricing.js';
 
 /**

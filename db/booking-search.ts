@@ -26,7 +26,8 @@ import { categoryReadiness } from './categories.js';
 import { readCacheOf } from './read-cache.js';
 import { effectiveSetting, settingOrDefaults } from './settings.js';
 import { isDomainError, DomainError } from '../domain/errors.js';
-import { applicableVersion, type PricingVersionStatus } from '../domain/pricing.js';
+import { applicableVersion } from '../domain/pricing-versions.js';
+import type { PricingVersionStatus } from '../domain/pricing.js';
 import { requirementsFor, RENTAL_REQUIREMENTS_SETTING_KEY } from '../domain/rental-requirements.js';
 import {
   BOOKING_SETTINGS_KEY,

@@ -8,12 +8,8 @@ import { PricingBundle } from './entities/PricingBundle.js';
 import { PricingBundleVersion } from './entities/PricingBundleVersion.js';
 import { branchAncestry } from './branches.js';
 import { DomainError } from '../domain/errors.js';
-import {
-  applicableVersion,
-  type PricedVersion,
-  type PricingBundleType,
-  type TaxContext,
-} from '../domain/pricing.js';
+import { applicableVersion } from '../domain/pricing-versions.js';
+import type { PricedVersion, PricingBundleType, TaxContext } from '../domain/pricing.js';
 
 /** A live (not archived) bundle of the tenant, or ODP100. */
 export async function loadPricingBundle(em: EntityManager, pricingBundleId: number): Promise<PricingBundle> {

@@ -19,7 +19,10 @@ import { preparedRows } from './prepared.js';
 import { effectiveSetting } from './settings.js';
 import { recordEvent } from './events.js';
 import { DomainError } from '../domain/errors.js';
-import { applicableVersion, priceOnDemandRental, type PriceResult } from '../domain/pricing.js';
+import { formatAmount } from '../domain/money.js';
+import { applicableVersion } from '../domain/pricing-versions.js';
+import { priceOnDemandRental } from '../domain/pricing-on-demand.js';
+import type { PriceResult } from '../domain/pricing.js';
 import {
   RENTAL_DEPOSIT_SETTING_KEY,
   depositAmountFor,
@@ -242,8 +245,10 @@ export async function holdRentalDeposit(
   if (!setting) return null;
   const vehicle = await em.findOneOrFail(Vehicle, rental.vehicle.id);
   const unit = await businessUnitOfBranch(em, rental.branch.id);
-  const amount = depositAmountFor(setting.value, vehicle.category.id, unit.currency);
-  if (amount === null) return null;
+  const asked = depositAmountFor(setting.value, vehicle.category.id, unit.currency);
+  // Held as every response shows money, in the currency's minor digits; less than one minor unit is none.
+  const amount = asked === null ? null : formatAmount(asked, unit.currency);
+  if (amount === null || new Decimal(amount).isZero()) return null;
   const deposit = em.create(Deposit, {
     rental,
     customer: rental.customer,
@@ -293,7 +298,11 @@ export async function releaseRentalDeposit(
       vehicleId: rental.vehicle.id,
       customerId: rental.customer.id,
       adminSubject: options.by,
-      payload: { depositId: deposit.id, amount: deposit.amount, currency: deposit.currency },
+      payload: {
+        depositId: deposit.id,
+        amount: formatAmount(deposit.amount, deposit.currency),
+        currency: deposit.currency,
+      },
     });
     await tx.flush();
     return deposit;

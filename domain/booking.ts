@@ -187,7 +187,7 @@ export function bookingDeadlines(window: Interval, settings: BookingSettings): B
   };
 }
 
-/** The facts about a booking that decide which operations it allows. */
+/** The facts about a booking that decide which transitions it allows and where they lead. */
 export interface BookingFacts {
   state: BookingState;
   approvalState: BookingApprovalState | null;
@@ -195,52 +195,150 @@ export interface BookingFacts {
   hasRental: boolean;
 }
 
-export const bookingOperations = [
-  'UPDATE',
-  'APPROVE',
-  'DECLINE',
-  'DELIVER',
-  'CHECK_IN',
-  'PICKUP',
-  'CANCEL',
-] as const;
-export type BookingOperation = (typeof bookingOperations)[number];
+/** What the booking's own API asks of it (PATCH, approval, deliver, check-in, pickup, cancel, extend). */
+export type BookingOperation =
+  'UPDATE' | 'APPROVE' | 'DECLINE' | 'DELIVER' | 'CHECK_IN' | 'PICKUP' | 'CANCEL' | 'EXTEND';
 
-/**
- * Why the booking's state forbids an operation (B304: wrong state; B307: not awaiting approval; B312: the
- * booking already runs as a rental), or undefined when the state allows it. Time windows and
- * requirements are checked separately.
- */
-export function bookingOperationRefusal(
-  operation: BookingOperation,
-  facts: BookingFacts,
-): { code: 'B304' | 'B307' | 'B312'; reason: string } | undefined {
-  if (terminalBookingStates.includes(facts.state))
-    return { code: 'B304', reason: `the booking is ${facts.state}` };
-  if (facts.hasRental) return { code: 'B312', reason: 'the booking was picked up; its rental is running' };
-  const pending = facts.approvalState === 'PENDING';
-  switch (operation) {
-    case 'APPROVE':
-    case 'DECLINE':
-      return pending ? undefined : { code: 'B307', reason: 'the booking is not awaiting approval' };
-    case 'DELIVER':
-      return pending
-        ? { code: 'B304', reason: 'the booking awaits approval; approve it before delivering' }
-        : undefined;
-    case 'CHECK_IN':
-    case 'PICKUP':
-      return facts.state === 'DELIVERED'
-        ? undefined
-        : { code: 'B304', reason: `the booking is ${facts.state}; a vehicle must be delivered first` };
-    case 'UPDATE':
-    case 'CANCEL':
-      return undefined;
-  }
+/** How the workflow's timers end a booking: the approval deadline passed, a no-show, no vehicle delivered. */
+export type BookingTimerEnding = 'APPROVAL_DEADLINE' | 'NO_SHOW' | 'NO_VEHICLE';
+
+/** Every transition of a booking: its creation, its operations, its timers' endings and what its rental reports. */
+export type BookingTransitionName =
+  'CREATE' | BookingOperation | BookingTimerEnding | 'OVERDUE' | 'RENTAL_ENDED' | 'RENTAL_NEVER_STARTED';
+
+/** A refusal of a transition: its catalogue code and the reason the caller reads. */
+export interface BookingRefusal {
+  code: 'B304' | 'B307' | 'B312' | 'B314';
+  reason: string;
 }
 
-/** How a booking ended, from how its rental ended: the trip happened (SUCCESSFUL) or never started (ABORTED). */
-export function bookingStateAfterRental(rentalStarted: boolean): 'SUCCESSFUL' | 'ABORTED' {
-  return rentalStarted ? 'SUCCESSFUL' : 'ABORTED';
+/** One allowed transition of a booking: where it may start, where it leads, what it records, how it is refused. */
+export interface BookingTransition {
+  /**
+   * Booking states it may start from; absent for what the booking's rental reports (overdue, its end),
+   * which the booking records as it comes: it never refuses them.
+   */
+  from?: readonly BookingState[];
+  /** Code refusing a state outside `from` (B304 unless said). */
+  stateRefusalCode?: 'B304' | 'B314';
+  /** Added to "the booking is {state}" when a holding state is outside `from`. */
+  stateRefusal?: string;
+  /** Approval states it may start from (null: a plain booking) and the refusal of the others; absent: any. */
+  approval?: { from: readonly (BookingApprovalState | null)[]; refusal: BookingRefusal };
+  /** Refused with B312 once the booking's rental exists (the booking was picked up). */
+  rental?: 'none';
+  /** Where it leads; absent: the state stays. */
+  to?: BookingState;
+  /** Where it leads instead when the booking has its vehicle and awaits no approval. */
+  toWithVehicle?: BookingState;
+  /** The approval state it sets. */
+  approvalTo?: BookingApprovalState;
+  /** Event type recorded with the transition. */
+  event: string;
+}
+
+const beforeRental = { from: holdingBookingStates, rental: 'none' } as const;
+
+/**
+ * The booking transition table (docs/bookings.md): the workflow's update validators refuse what it does
+ * not allow, and the booking's writes (db/booking-lifecycle.ts, db/booking-creation.ts) check it, take
+ * their new state from it and record its event.
+ */
+export const bookingTransitions: Readonly<Record<BookingTransitionName, BookingTransition>> = {
+  CREATE: { from: [], to: 'BOOKED', toWithVehicle: 'DELIVERED', event: 'BOOKING_CREATED' },
+  UPDATE: { ...beforeRental, event: 'BOOKING_UPDATED' },
+  APPROVE: {
+    ...beforeRental,
+    approval: {
+      from: ['PENDING'],
+      refusal: { code: 'B307', reason: 'the booking is not awaiting approval' },
+    },
+    to: 'APPROVED',
+    toWithVehicle: 'DELIVERED',
+    approvalTo: 'APPROVED',
+    event: 'BOOKING_APPROVAL',
+  },
+  DECLINE: {
+    ...beforeRental,
+    approval: {
+      from: ['PENDING'],
+      refusal: { code: 'B307', reason: 'the booking is not awaiting approval' },
+    },
+    to: 'DECLINED',
+    approvalTo: 'DECLINED',
+    event: 'BOOKING_APPROVAL',
+  },
+  DELIVER: {
+    ...beforeRental,
+    approval: {
+      from: [null, 'APPROVED', 'DECLINED'],
+      refusal: { code: 'B304', reason: 'the booking awaits approval; approve it before delivering' },
+    },
+    to: 'DELIVERED',
+    event: 'BOOKING_DELIVERED',
+  },
+  CHECK_IN: {
+    from: ['DELIVERED'],
+    stateRefusal: 'a vehicle must be delivered first',
+    rental: 'none',
+    event: 'BOOKING_CHECKED_IN',
+  },
+  PICKUP: {
+    from: ['DELIVERED'],
+    stateRefusal: 'a vehicle must be delivered first',
+    rental: 'none',
+    event: 'BOOKING_PICKUP',
+  },
+  CANCEL: { ...beforeRental, to: 'CANCELED', event: 'BOOKING_CANCELED' },
+  EXTEND: { from: holdingBookingStates, stateRefusalCode: 'B314', event: 'BOOKING_TIMESLOT' },
+  APPROVAL_DEADLINE: { ...beforeRental, to: 'EXPIRED', approvalTo: 'DECLINED', event: 'BOOKING_EXPIRED' },
+  NO_SHOW: { ...beforeRental, to: 'EXPIRED', event: 'BOOKING_EXPIRED' },
+  NO_VEHICLE: { ...beforeRental, to: 'ABORTED', event: 'BOOKING_ABORTED' },
+  OVERDUE: { event: 'BOOKING_OVERDUE' },
+  RENTAL_ENDED: { to: 'SUCCESSFUL', event: 'BOOKING_SUCCESSFUL' },
+  RENTAL_NEVER_STARTED: { to: 'ABORTED', event: 'BOOKING_ABORTED' },
+};
+
+/**
+ * Why the transition table refuses a transition of a booking (B304 or EXTEND's B314: wrong state; B307:
+ * not awaiting approval; B312: the booking already runs as a rental), or undefined when it allows it.
+ * Time windows, admission and requirements are checked separately.
+ */
+export function bookingTransitionRefusal(
+  name: BookingTransitionName,
+  facts: BookingFacts,
+): BookingRefusal | undefined {
+  const transition = bookingTransitions[name];
+  const outside = transition.from !== undefined && !transition.from.includes(facts.state);
+  const code = transition.stateRefusalCode ?? 'B304';
+  if (outside && isTerminalBookingState(facts.state))
+    return { code, reason: `the booking is ${facts.state}` };
+  if (transition.rental === 'none' && facts.hasRental)
+    return { code: 'B312', reason: 'the booking was picked up; its rental is running' };
+  if (transition.approval && !transition.approval.from.includes(facts.approvalState))
+    return transition.approval.refusal;
+  if (outside)
+    return {
+      code,
+      reason: [`the booking is ${facts.state}`, transition.stateRefusal].filter(Boolean).join('; '),
+    };
+  return undefined;
+}
+
+/**
+ * Where a transition leads a booking: its `toWithVehicle` when the booking has its vehicle and (after
+ * the transition) awaits no approval, else its `to`, else the state stays.
+ */
+export function bookingStateAfter(
+  name: BookingTransitionName,
+  facts: { state?: BookingState; approvalState: BookingApprovalState | null; hasVehicle: boolean },
+): BookingState {
+  const transition = bookingTransitions[name];
+  if (transition.toWithVehicle && facts.hasVehicle && facts.approvalState !== 'PENDING')
+    return transition.toWithVehicle;
+  const state = transition.to ?? facts.state;
+  if (state === undefined) throw new Error(`${name} keeps the state: name the booking's state`);
+  return state;
 }
 
 /**

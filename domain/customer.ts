@@ -1,4 +1,4 @@
-// Pure rules of customers and business accounts: verification states, terms acceptance, group rules.
+// Pure rules of customers and business accounts: verification states, terms acceptance, group rules, names.
 import { DomainError } from './errors.js';
 
 /** Licence verification states (the widest set); the other kinds use a subset (manualVerificationStates). */
@@ -124,4 +124,41 @@ export function assertCalendarDate(value: string | null | undefined, field: stri
   const day = new Date(`${value}T00:00:00Z`);
   if (Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== value)
     throw new DomainError('0022', `${field} is not a calendar date`);
+}
+
+/** A customer's name field as the rules name it; each has its own "needed" sub-code. */
+export type NameField = 'firstName' | 'lastName';
+
+/** Longest name, in characters (the column's length). */
+export const NAME_MAX_LENGTH = 100;
+
+const nameNeededCode = { firstName: 'U130.5', lastName: 'U130.6' } as const;
+/** Leading and trailing Unicode white space (a name's edges; U+FEFF is not white space). */
+const edgeSpace = /^\p{White_Space}+|\p{White_Space}+$/gu;
+/** Text that shows nothing: white space, controls, format characters, default-ignorables, the braille blank. */
+const showsNothing = /^[\p{White_Space}\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\u2800]*$/u;
+/**
+ * Characters a name may not hold anywhere: bidirectional embeddings, overrides and isolates (U+202A–U+202E,
+ * U+2066–U+2069: they make a name display otherwise than it reads), zero-width characters (U+200B–U+200D,
+ * U+2060, U+FEFF), control characters and lone surrogates.
+ */
+const forbiddenInName = /[\u202A-\u202E\u2066-\u2069\u200B-\u200D\u2060\uFEFF\p{Cc}\p{Cs}]/u;
+
+/**
+ * A first or last name as it is stored: Unicode NFC, white space trimmed. U130.5 (first name) / U130.6
+ * (last name) when nothing visible is left; 0022 when it holds a bidirectional control, a zero-width or a
+ * control character anywhere, or is longer than NAME_MAX_LENGTH once normalised.
+ */
+export function normaliseName(value: string | null | undefined, field: NameField): string {
+  const name = (value ?? '').normalize('NFC').replace(edgeSpace, '');
+  if (showsNothing.test(name))
+    throw new DomainError(nameNeededCode[field], `${field} is needed: it shows no visible character`);
+  if (forbiddenInName.test(name))
+    throw new DomainError(
+      '0022',
+      `${field} may not contain bidirectional controls, zero-width or control characters`,
+    );
+  if ([...name].length > NAME_MAX_LENGTH)
+    throw new DomainError('0022', `${field} is longer than ${NAME_MAX_LENGTH} characters`);
+  return name;
 }

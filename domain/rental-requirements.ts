@@ -132,8 +132,19 @@ export interface RentalRequirementsSetting {
 export const RENTAL_REQUIREMENTS_SETTING_KEY = 'rental.requirements';
 export const RENTAL_REQUIREMENTS_VALUE_TYPE = 'RENTAL_REQUIREMENTS';
 
-/** No requirements at all (no configuration). */
+/** No requirements at all (a setting that names none for the category). */
 export const noRequirements: RentalRequirementsConfig = { start: [], end: [] };
+
+/**
+ * The shipped default: what a branch requires when no `rental.requirements` setting applies to it (none
+ * on the branch, its ancestors or the tenant). Every rental is priced (it pins its pricing version when it
+ * is created; ODP104 without one), so its payer needs a payment method (or, once benefits are modelled, a
+ * package): P104 otherwise. A setting replaces it as a whole.
+ */
+export const shippedRentalRequirements: Readonly<RentalRequirementsConfig> = {
+  start: ['PAYMENT_METHOD'],
+  end: [],
+};
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -213,14 +224,16 @@ export function requirementsSettingProblems(value: unknown): string[] {
 
 /**
  * The requirements of a category under a setting value: the profile its `rentalRequirementsKey` names,
- * else the default, else none. RQ100 when the stored setting is invalid (an operator must fix it: a
- * broken configuration never silently means "no requirements").
+ * else the default, else none; without a setting, the shipped default (profile null). RQ100 when the
+ * stored setting is invalid (an operator must fix it: a broken configuration never silently means "no
+ * requirements").
  */
 export function requirementsFor(
   settingValue: unknown,
   rentalRequirementsKey: string | undefined,
 ): { config: RentalRequirementsConfig; profile: string | null } {
-  if (settingValue === undefined || settingValue === null) return { config: noRequirements, profile: null };
+  if (settingValue === undefined || settingValue === null)
+    return { config: withDefaults(shippedRentalRequirements), profile: null };
   const problems = requirementsSettingProblems(settingValue);
   if (problems.length)
     throw new DomainError('RQ100', `the rental.requirements setting is invalid: ${problems.join('; ')}`, {
@@ -238,10 +251,11 @@ export function requirementsFor(
   return { config: noRequirements, profile: null };
 }
 
-const withDefaults = (config: RentalRequirementsConfig): RentalRequirementsConfig => ({
+/** A copy of a configuration with both lists present (a stored profile may leave one out). */
+const withDefaults = (config: Readonly<RentalRequirementsConfig>): RentalRequirementsConfig => ({
   ...config,
-  start: config.start ?? [],
-  end: config.end ?? [],
+  start: [...(config.start ?? [])],
+  end: [...(config.end ?? [])],
 });
 
 /** One requirement's outcome; `skipped` says why a requirement passed without being checked. */

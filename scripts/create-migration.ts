@@ -1,5 +1,5 @@
 // Developer tool: diffs the entities against the migration snapshot and writes a new migration file
-// into db/migrations (then list it in db/migrations/index.ts). Diffs against DATABASE_URL when set (a
+// into db/migrations (then list it in its domain's `migrations`, composition/domains/<domain>.ts). Diffs against DATABASE_URL when set (a
 // database migrated to the head), else against a throwaway embedded PostgreSQL it migrates itself.
 //
 // `--snapshot-only` rewrites db/migrations/.snapshot-fleetflow.json from the entities without a database,
@@ -36,7 +36,9 @@ try {
   if (throwaway) await migrateDatabase(orm);
   const result = await orm.migrator.create(undefined, false, false, name);
   console.log(
-    result.fileName ? `created ${result.fileName} (list it in db/migrations/index.ts)` : 'no schema changes',
+    result.fileName
+      ? `created ${result.fileName} (list it in its domain's migrations, composition/domains/<domain>.ts)`
+      : 'no schema changes',
   );
 } finally {
   await orm.close();

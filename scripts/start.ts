@@ -11,7 +11,7 @@ import { startEmbeddedBroker } from '../platform/embedded-broker.js';
 import { startTemporalDevServer } from '../platform/temporal-dev-server.js';
 import { ensureTemporalCli } from '../platform/temporal-binaries.js';
 import { migrateDatabase, tenantEm } from '../db/orm.js';
-import { DEMO_BRANCH_CODE, DEMO_TENANT, demoAppClient, demoOperatorClient } from '../db/seed.js';
+import { DEMO_TENANT } from '../db/seed.js';
 import { Branch } from '../db/entities/Branch.js';
 import { simulatorFleet } from '../db/fleet.js';
 import { workerMetricsPort } from '../workers/observability.js';
@@ -20,6 +20,8 @@ import { demoCustomer } from '../db/seed/customers.js';
 import { connectOrm } from '../composition/orm.js';
 import { seedDemoTenant } from '../composition/seed.js';
 import { searchAttributeDefinitions } from '../workflows/search-attributes.js';
+import { demoAppClient, demoOperatorClient } from '../db/seed/access.js';
+import { DEMO_BRANCH_CODE } from '../db/seed/organisation.js';
 
 const config = loadConfig();
 const group = new ProcessGroup();

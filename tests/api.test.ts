@@ -12,20 +12,21 @@ import { RoleAssignment } from '../db/entities/RoleAssignment.js';
 import { Vehicle } from '../db/entities/Vehicle.js';
 import { tenantEm } from '../db/orm.js';
 import { recordEvent } from '../db/events.js';
-import { demoAppClient, demoOperatorClient, type SeededTenant } from '../db/seed.js';
+import { type SeededTenant } from '../db/seed.js';
 import { hashSecret } from '../platform/secrets.js';
-import { uniqueTenant, type TestBackend } from './support/stack.js';
+import { type TestBackend } from './support/stack.js';
 import {
   expectError,
-  startHttpStack,
   testJwtSecret as jwtSecret,
   type CallOptions,
   type HttpStack,
   type Reply,
 } from './support/http.js';
-import { seedTenant } from '../composition/seed.js';
+import { startSession, type Session } from './support/session.js';
 import { allRoutes } from '../composition/registry.js';
+import { demoAppClient, demoOperatorClient } from '../db/seed/access.js';
 
+let session: Session;
 let stack: HttpStack;
 let backend: TestBackend;
 let baseUrl: string;
@@ -45,14 +46,13 @@ async function vehicles(): Promise<Vehicle[]> {
 }
 
 beforeAll(async () => {
-  stack = await startHttpStack();
-  ({ backend, baseUrl, app } = stack);
-  rival = await seedTenant(backend.orm.em, uniqueTenant('rival'), 'Rival Mobility');
-  operatorToken = await token(backend.seed.tenant, demoOperatorClient);
+  session = await startSession({ rival: true });
+  ({ stack, backend, rival, operatorToken } = session);
+  ({ baseUrl, app } = stack);
 }, 120_000);
 
 afterAll(async () => {
-  await stack?.stop();
+  await session?.stop();
 });
 
 describe('rental lifecycle over HTTP', () => {

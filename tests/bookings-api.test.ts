@@ -7,20 +7,11 @@ import { Invoice } from '../db/entities/Invoice.js';
 import { InvoiceLine } from '../db/entities/InvoiceLine.js';
 import { Vehicle } from '../db/entities/Vehicle.js';
 import { tenantEm } from '../db/orm.js';
-import { demoOperatorClient, type SeededTenant } from '../db/seed.js';
-import { demoCustomer } from '../db/seed/customers.js';
-import { TokenService } from '../api/auth.js';
-import { uniqueTenant } from './support/stack.js';
-import {
-  expectError,
-  startHttpStack,
-  testJwtSecret,
-  type CallOptions,
-  type HttpStack,
-  type Reply,
-} from './support/http.js';
-import { seedTenant } from '../composition/seed.js';
+import { type SeededTenant } from '../db/seed.js';
+import { expectError, type CallOptions, type HttpStack, type Reply } from './support/http.js';
+import { startSession, type Session } from './support/session.js';
 
+let session: Session;
 let stack: HttpStack;
 let operatorToken: string;
 let annaToken: string;
@@ -63,30 +54,16 @@ const appBook = (token: string, body: Record<string, unknown>) =>
     body: { branchId: hbf, vehicleCategoryId: carCategoryId, ...body },
   });
 
-const customerToken = (tenant: string, id: number) =>
-  new TokenService(testJwtSecret, 600).issue({
-    tenant,
-    subjectType: 'CUSTOMER',
-    subjectId: String(id),
-    scope: 'front',
-  });
-
 beforeAll(async () => {
-  stack = await startHttpStack();
-  seed = stack.backend.seed;
-  rival = await seedTenant(stack.backend.orm.em, uniqueTenant('rival'), 'Rival Mobility');
-  operatorToken = await stack.token(seed.tenant, demoOperatorClient);
-  const signedIn = await call('POST', `/v1/${seed.tenant}/auth/customer/sign-in`, {
-    body: { email: demoCustomer.email, password: demoCustomer.password },
-  });
-  annaToken = signedIn.body.access_token;
-  benToken = await customerToken(seed.tenant, seed.customerIds[1]!);
+  session = await startSession({ rival: true, signInDemoCustomer: true });
+  ({ stack, seed, rival, operatorToken, annaToken } = session);
+  benToken = await session.customerToken(seed.customerIds[1]!);
   [hbf, ostbahnhof] = seed.bookingStationIds;
   carCategoryId = (await em().findOneOrFail(Vehicle, { branch: hbf })).category.id;
 }, 120_000);
 
 afterAll(async () => {
-  await stack?.stop();
+  await session?.stop();
 });
 
 test('an operator books, reads and lists with the filters', async () => {
@@ -402,7 +379,7 @@ test('the app: own bookings only (A104), active list, extension checks', async (
     { token: annaToken },
   );
   expect(estimate.status).toBe(200);
-  expect(estimate.body.additionalCost).toBe('9');
+  expect(estimate.body.additionalCost).toBe('9.00');
   const extended = await call('POST', front(`/bookings/${id}/extend`), {
     token: annaToken,
     body: { endTime: newEnd },

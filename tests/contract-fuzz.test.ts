@@ -13,7 +13,6 @@ import { Customer } from '../db/entities/Customer.js';
 import { Tenant } from '../db/entities/Tenant.js';
 import { Vehicle } from '../db/entities/Vehicle.js';
 import { tenantEm } from '../db/orm.js';
-import { demoOperatorClient } from '../db/seed.js';
 import { demoCustomer } from '../db/seed/customers.js';
 import { NodemailerSender } from '../platform/mail.js';
 import { OutboxSmsSender } from '../platform/sms.js';
@@ -22,6 +21,7 @@ import { createLogger } from '../platform/logger.js';
 import { ensureSchemathesis } from '../platform/schemathesis.js';
 import { startTestBackend, type TestBackend } from './support/stack.js';
 import { createApp } from '../composition/app.js';
+import { demoOperatorClient } from '../db/seed/access.js';
 
 /**
  * Wall-clock limit of one `st run`. With the three runs at once on 2 shared cores, the longer shard of the
@@ -75,7 +75,10 @@ const FUZZ_RUNS: readonly FuzzRun[] = [
     document: 'back',
     filter: ['--include-path-regex', FLEET_AND_RENTALS],
     expectsLinks: true,
-    excludeChecks: [],
+    // ST302 here too: a just-created vehicle's sub-resources answer 404 with their own code (MO103, the
+    // vehicle has no IoT module) and damage updates name customers in their bodies (U106), which the
+    // check takes for "created resource not found" on the runs whose random links reach them.
+    excludeChecks: ['ensure_resource_availability'],
   },
   {
     name: 'operator API, everything else',
@@ -85,8 +88,8 @@ const FUZZ_RUNS: readonly FuzzRun[] = [
     // ensure_resource_availability (ST302) takes any 404 from an operation on a just-created resource for
     // "created resource not found". Here the linked updates (branches, bookings, areas, …) name other
     // resources in their bodies and answer 404 with that resource's code when it does not exist (B405 for
-    // a business unit, as the catalogue says), which the check cannot tell apart. Where it can, in the
-    // rental links (no body references), it stays on; the API tests read back what they create.
+    // a business unit, as the catalogue says), which the check cannot tell apart; the API tests read back
+    // what they create.
     excludeChecks: ['ensure_resource_availability'],
   },
   { name: 'app API', document: 'front', filter: [], expectsLinks: false, excludeChecks: [] },

@@ -9,7 +9,7 @@ import { Role } from '../db/entities/Role.js';
 import { RoleAssignment } from '../db/entities/RoleAssignment.js';
 import { Vehicle } from '../db/entities/Vehicle.js';
 import { tenantEm } from '../db/orm.js';
-import { demoOperatorClient, type SeededTenant } from '../db/seed.js';
+import { type SeededTenant } from '../db/seed.js';
 import { hashSecret } from '../platform/secrets.js';
 import {
   damageSeverityRefusal,
@@ -17,10 +17,10 @@ import {
   damageTransitionRefusal,
   type DamageState,
 } from '../domain/damage.js';
-import { uniqueTenant } from './support/stack.js';
-import { expectError, startHttpStack, type CallOptions, type HttpStack, type Reply } from './support/http.js';
-import { seedTenant } from '../composition/seed.js';
+import { expectError, type CallOptions, type HttpStack, type Reply } from './support/http.js';
+import { startSession, type Session } from './support/session.js';
 
+let session: Session;
 let stack: HttpStack;
 let seed: SeededTenant;
 let rival: SeededTenant;
@@ -41,11 +41,8 @@ const patch = (id: number, body: Record<string, unknown>, token = operator) =>
   call('PATCH', back(`/damages/${id}`), { token, body });
 
 beforeAll(async () => {
-  stack = await startHttpStack();
-  seed = stack.backend.seed;
-  rival = await seedTenant(stack.backend.orm.em, uniqueTenant('rivaldmg'), 'Rival Damages');
-  operator = await stack.token(seed.tenant, demoOperatorClient);
-  rivalOperator = await stack.token(rival.tenant, demoOperatorClient);
+  session = await startSession({ rival: { prefix: 'rivaldmg', name: 'Rival Damages' } });
+  ({ stack, seed, rival, operatorToken: operator, rivalOperatorToken: rivalOperator } = session);
   const setup = em();
   vehicles = await setup.find(Vehicle, { branch: seed.branchId }, { orderBy: { id: 'asc' } });
   const role = setup.create(Role, { name: 'Damage reader', permissions: ['VEHICLE_READ', 'DAMAGE_READ'] });
@@ -75,7 +72,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await stack?.stop();
+  await session?.stop();
 });
 
 describe('damage rules (table of cases)', () => {

@@ -7,7 +7,7 @@ import { PhysicalStation } from '../db/entities/PhysicalStation.js';
 import { PhysicalStationSlot } from '../db/entities/PhysicalStationSlot.js';
 import { Vehicle } from '../db/entities/Vehicle.js';
 import { tenantEm } from '../db/orm.js';
-import { demoOperatorClient, type SeededTenant } from '../db/seed.js';
+import { type SeededTenant } from '../db/seed.js';
 import { connectMqtt } from '../devices/command-client.js';
 import {
   encodeMessage,
@@ -19,7 +19,8 @@ import {
   type PhysicalStationSlotReport,
 } from '../devices/protocol.js';
 import { stationActor } from '../workers/docking-ingestor.js';
-import { startHttpStack, type HttpStack } from './support/http.js';
+import { type HttpStack } from './support/http.js';
+import { startSession, type Session } from './support/session.js';
 
 describe('slot report protocol', () => {
   const at = '2026-01-01T10:00:00.000Z';
@@ -79,6 +80,7 @@ describe('slot report protocol', () => {
 });
 
 describe('slot reports through the broker', () => {
+  let session: Session;
   let stack: HttpStack;
   let seed: SeededTenant;
   let station: MqttClient;
@@ -87,9 +89,8 @@ describe('slot reports through the broker', () => {
   let operator: string;
 
   beforeAll(async () => {
-    stack = await startHttpStack();
-    seed = stack.backend.seed;
-    operator = await stack.token(seed.tenant, demoOperatorClient);
+    session = await startSession();
+    ({ stack, seed, operatorToken: operator } = session);
     const em = tenantEm(stack.backend.orm, seed.tenant);
     stationId = (await em.findOneOrFail(PhysicalStation, { name: 'Rosenthaler Platz dock' })).id;
     vehicles = await em.find(Vehicle, { branch: seed.branchId }, { orderBy: { id: 'asc' }, limit: 3 });
@@ -98,7 +99,7 @@ describe('slot reports through the broker', () => {
 
   afterAll(async () => {
     await station?.endAsync();
-    await stack?.stop();
+    await session?.stop();
   });
 
   const now = () => new Date().toISOString();

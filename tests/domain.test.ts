@@ -7,7 +7,8 @@ import {
 } from '../domain/vehicle.js';
 import { operationRefusal, renewedReservationExpiry, defaultReservationSettings } from '../domain/rental.js';
 import { grantsAllow } from '../domain/permissions.js';
-import { DomainError, catalogueEntry, errorCatalogue } from '../domain/errors.js';
+import { DomainError, catalogueEntry, kernelErrors } from '../domain/errors.js';
+import { domains } from '../composition/registry.js';
 
 const ready: VehicleReadinessInput = {
   rentalState: 'AVAILABLE',
@@ -98,7 +99,8 @@ describe('permissions', () => {
 
 describe('error catalogue', () => {
   test('every entry is keyed by its code; sub-codes resolve to their base', () => {
-    for (const [code, entry] of Object.entries(errorCatalogue)) expect(entry.code).toBe(code);
+    for (const table of [kernelErrors, ...domains.map((domain) => domain.errors ?? {})])
+      for (const [code, entry] of Object.entries(table)) expect(entry.code).toBe(code);
     expect(catalogueEntry('U130.2').code).toBe('U130');
     expect(catalogueEntry('A103416').code).toBe('A103');
     expect(new DomainError('R102').toBody('t')).toEqual({

@@ -5,16 +5,18 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { toDomainError } from '../api/errors.js';
 import { loadConfig, repoRoot } from '../platform/config.js';
 import { buildPermissionCatalogue } from '../domain/permissions.js';
+import { defineErrorCodes } from '../domain/errors.js';
+import { errorCatalogueDocument, errorDocsPath } from '../scripts/error-docs.js';
 import { Type } from '@sinclair/typebox';
 import { buildDocument } from '../api/kernel/openapi.js';
 import { defineRoute, ok, type AnyRoute } from '../api/kernel/route.js';
 import { mountRoutes, type ApiServices } from '../api/kernel/mount.js';
 import express from 'express';
-import { Id } from '../api/kernel/schemas.js';
+import { component, Id } from '../api/kernel/schemas.js';
 import { connectOrm } from '../composition/orm.js';
 import { createActivities } from '../composition/worker.js';
 import { startApi } from '../composition/api-server.js';
-import { domains, permissionCatalogue, processKinds } from '../composition/registry.js';
+import { domains, errorCatalogue, permissionCatalogue, processKinds } from '../composition/registry.js';
 import { defineDomain } from '../composition/domains/domain.js';
 
 const noDeps = {} as Parameters<typeof createActivities>[0];
@@ -35,6 +37,29 @@ describe('registration by domain', () => {
     expect(catalogue.operational).toContain('RENTAL_READ');
     expect(catalogue.finance).toContain('INVOICE_READ');
     expect(new Set(domains.map((domain) => domain.name)).size).toBe(domains.length);
+  });
+});
+
+describe('document components', () => {
+  test('a component name given to two schemas fails at start', () => {
+    expect(() => component('Position', Type.Object({}))).toThrow(/Position/);
+  });
+});
+
+describe('error codes live with their domains', () => {
+  test('a code declared by two domains fails at start; the catalogue joins every domain', () => {
+    expect(() =>
+      defineErrorCodes('probe', {
+        R201: { code: 'R201', meaning: 'twice', retryable: false, httpStatus: 409, source: 'project' },
+      }),
+    ).toThrow(/R201.*rentals.*probe/);
+    const codes = errorCatalogue().map((entry) => entry.code);
+    expect(new Set(codes).size).toBe(codes.length);
+    expect(codes).toEqual(expect.arrayContaining(['0022', 'R201', 'B300', 'ODP104', 'J100']));
+  });
+
+  test('docs/errors.md is generated from the catalogue (npm run docs:errors)', async () => {
+    expect(fs.readFileSync(errorDocsPath, 'utf8')).toBe(await errorCatalogueDocument());
   });
 });
 

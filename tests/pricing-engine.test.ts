@@ -2,19 +2,19 @@
 // midnight, weekends and a DST change, with tax and rounding; property tests for monotonicity and sums.
 import fc from 'fast-check';
 import { Decimal } from 'decimal.js';
-import {
-  applicableVersion,
-  bookingCancellation,
-  priceBooking,
-  priceOnDemandRental,
-  validatePricingRules,
-  type BookingRules,
-  type FreeFloatingPricingMode,
-  type OnDemandRules,
-  type PhaseSpan,
-  type PricedVersion,
-  type PriceResult,
-  type TaxContext,
+import { applicableVersion } from '../domain/pricing-versions.js';
+import { bookingCancellation } from '../domain/pricing-fees.js';
+import { priceBooking } from '../domain/pricing-booking.js';
+import { priceOnDemandRental } from '../domain/pricing-on-demand.js';
+import { validatePricingRules } from '../domain/pricing-validation.js';
+import type {
+  BookingRules,
+  FreeFloatingPricingMode,
+  OnDemandRules,
+  PhaseSpan,
+  PricedVersion,
+  PriceResult,
+  TaxContext,
 } from '../domain/pricing.js';
 import { DomainError } from '../domain/errors.js';
 

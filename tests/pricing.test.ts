@@ -3,7 +3,8 @@
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { DefaultLogger, Worker, bundleWorkflowCode } from '@temporalio/worker';
-import { priceOnDemandRental, type PhaseSpan, type PricedVersion } from '../domain/pricing.js';
+import { priceOnDemandRental } from '../domain/pricing-on-demand.js';
+import type { PhaseSpan, PricedVersion } from '../domain/pricing.js';
 import { demoScooterRules } from '../db/seed/pricing.js';
 import { pricingForVersion, versionApplyingAt } from '../db/pricing.js';
 import { ApiClient } from '../db/entities/ApiClient.js';
@@ -13,13 +14,14 @@ import { PricingBundleVersion } from '../db/entities/PricingBundleVersion.js';
 import { Role } from '../db/entities/Role.js';
 import { RoleAssignment } from '../db/entities/RoleAssignment.js';
 import { tenantEm } from '../db/orm.js';
-import { demoAppClient, demoOperatorClient, type SeededTenant } from '../db/seed.js';
+import { type SeededTenant } from '../db/seed.js';
 import { hashSecret } from '../platform/secrets.js';
 import { pricingVersionWorkflowId } from '../workflows/pricing.messages.js';
-import { expectError, startHttpStack, type HttpStack } from './support/http.js';
-import { uniqueTenant } from './support/stack.js';
-import { seedTenant } from '../composition/seed.js';
+import { expectError, type HttpStack } from './support/http.js';
+import { startSession, type Session } from './support/session.js';
+import { demoOperatorClient } from '../db/seed/access.js';
 
+let session: Session;
 let stack: HttpStack;
 let operator: string;
 let app: string;
@@ -68,14 +70,12 @@ async function createVersion(bundleId: number, body: Record<string, unknown> = o
 }
 
 beforeAll(async () => {
-  stack = await startHttpStack({ timeSkipping: true });
-  operator = await stack.token(stack.backend.seed.tenant, demoOperatorClient);
-  app = await stack.token(stack.backend.seed.tenant, demoAppClient);
-  rival = await seedTenant(stack.backend.orm.em, uniqueTenant('rival'), 'Rival Mobility');
+  session = await startSession({ timeSkipping: true, rival: true });
+  ({ stack, operatorToken: operator, appClientToken: app, rival } = session);
 }, 120_000);
 
 afterAll(async () => {
-  await stack?.stop();
+  await session?.stop();
 });
 
 describe('demo pricing answers out of the box', () => {

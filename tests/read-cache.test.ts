@@ -15,9 +15,9 @@ import { categoryConfiguration } from '../db/categories.js';
 import { loadBranchGeofence } from '../db/areas.js';
 import { endBranchCandidates } from '../db/rental-requirements.js';
 import { effectiveSetting, settingOrDefaults } from '../db/settings.js';
-import { demoOperatorClient } from '../db/seed.js';
 import { hashSecret } from '../platform/secrets.js';
 import { expectError, startHttpStack, type HttpStack } from './support/http.js';
+import { demoOperatorClient } from '../db/seed/access.js';
 
 let stack: HttpStack;
 let tenant: string;

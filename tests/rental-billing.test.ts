@@ -29,7 +29,7 @@ import {
   priceRental,
   releaseRentalDeposit,
 } from '../db/rental-billing.js';
-import { demoOperatorClient, type SeededTenant } from '../db/seed.js';
+import { type SeededTenant } from '../db/seed.js';
 import { isDomainError } from '../domain/errors.js';
 import {
   depositAmountFor,
@@ -39,10 +39,11 @@ import {
 } from '../domain/rental-pricing.js';
 import type { RentalPhaseRecord, RentalState } from '../domain/rental.js';
 import { hashSecret } from '../platform/secrets.js';
-import { expectError, startHttpStack, type HttpStack } from './support/http.js';
-import { uniqueTenant } from './support/stack.js';
-import { seedTenant } from '../composition/seed.js';
+import { expectError, type HttpStack } from './support/http.js';
+import { startSession, type Session } from './support/session.js';
+import { demoOperatorClient } from '../db/seed/access.js';
 
+let session: Session;
 let stack: HttpStack;
 let operator: string;
 let rival: SeededTenant;
@@ -177,14 +178,13 @@ async function grantClient(
 }
 
 beforeAll(async () => {
-  stack = await startHttpStack();
-  tenant = stack.backend.seed.tenant;
-  operator = await stack.token(tenant, demoOperatorClient);
-  rival = await seedTenant(stack.backend.orm.em, uniqueTenant('rival'), 'Rival Mobility');
+  session = await startSession({ rival: true });
+  ({ stack, operatorToken: operator, rival } = session);
+  tenant = session.seed.tenant;
 }, 120_000);
 
 afterAll(async () => {
-  await stack?.stop();
+  await session?.stop();
 });
 
 describe('the engine input of a rental (pure)', () => {

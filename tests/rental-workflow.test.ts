@@ -5,6 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { Customer } from '../db/entities/Customer.js';
 import { Event } from '../db/entities/Event.js';
 import { Invoice } from '../db/entities/Invoice.js';
+import { PaymentSource } from '../db/entities/PaymentSource.js';
 import { InvoiceLine } from '../db/entities/InvoiceLine.js';
 import { Rental } from '../db/entities/Rental.js';
 import { Setting } from '../db/entities/Setting.js';
@@ -45,7 +46,10 @@ async function vehicleOf(index: number) {
   return vehicles[index]!;
 }
 
-/** A fresh customer of the seeded tenant: no earlier reservations count against their allowance. */
+/**
+ * A fresh customer of the seeded tenant: no earlier reservations count against their allowance. With a
+ * payment source, as the shipped start requirements ask (P104).
+ */
 async function newCustomer(): Promise<number> {
   const em = tenantEm(backend.orm, backend.seed.tenant);
   const seeded = await em.findOneOrFail(Customer, backend.seed.customerIds[0]!);
@@ -55,6 +59,15 @@ async function newCustomer(): Promise<number> {
     firstName: 'Test',
     lastName: 'Rider',
     homeBusinessUnit: seeded.homeBusinessUnit,
+  });
+  em.create(PaymentSource, {
+    tenant: seeded.tenant,
+    customer,
+    businessUnit: seeded.homeBusinessUnit!,
+    type: 'CARD',
+    provider: 'test',
+    providerReference: `pm_rider_${nextRentalId}_${Date.now()}`,
+    label: 'Visa •••• 4242',
   });
   await em.flush();
   return customer.id;

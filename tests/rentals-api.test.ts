@@ -9,20 +9,12 @@ import { UserGroup } from '../db/entities/UserGroup.js';
 import { CostCenter } from '../db/entities/CostCenter.js';
 import { Invoice } from '../db/entities/Invoice.js';
 import { tenantEm } from '../db/orm.js';
-import { demoAppClient, demoOperatorClient, type SeededTenant } from '../db/seed.js';
-import { demoCustomer, demoGroupCode } from '../db/seed/customers.js';
-import { TokenService } from '../api/auth.js';
-import { uniqueTenant } from './support/stack.js';
-import {
-  expectError,
-  startHttpStack,
-  testJwtSecret,
-  type CallOptions,
-  type HttpStack,
-  type Reply,
-} from './support/http.js';
-import { seedTenant } from '../composition/seed.js';
+import { type SeededTenant } from '../db/seed.js';
+import { demoGroupCode } from '../db/seed/customers.js';
+import { expectError, type CallOptions, type HttpStack, type Reply } from './support/http.js';
+import { startSession, type Session } from './support/session.js';
 
+let session: Session;
 let stack: HttpStack;
 let operatorToken: string;
 let appClientToken: string;
@@ -39,13 +31,7 @@ const back = (path: string) => stack.back(path);
 const front = (path: string) => stack.front(path);
 const em = () => tenantEm(stack.backend.orm, seed.tenant);
 
-const customerToken = (tenant: string, id: number) =>
-  new TokenService(testJwtSecret, 600).issue({
-    tenant,
-    subjectType: 'CUSTOMER',
-    subjectId: String(id),
-    scope: 'front',
-  });
+const customerToken = (tenant: string, id: number) => session.customerToken(id, tenant);
 
 /** Vehicles ready to rent, as the app sees them; each test takes its own so they never collide. */
 let readyVehicles: Vehicle[] = [];
@@ -73,16 +59,8 @@ const operate = (token: string, rentalId: number, operationType: string, extra: 
   call('POST', front(`/rentals/${rentalId}/operation`), { token, body: { operationType, ...extra } });
 
 beforeAll(async () => {
-  stack = await startHttpStack();
-  seed = stack.backend.seed;
-  rival = await seedTenant(stack.backend.orm.em, uniqueTenant('rival'), 'Rival Mobility');
-  operatorToken = await stack.token(seed.tenant, demoOperatorClient);
-  appClientToken = await stack.token(seed.tenant, demoAppClient);
-  const signedIn = await call('POST', `/v1/${seed.tenant}/auth/customer/sign-in`, {
-    body: { email: demoCustomer.email, password: demoCustomer.password },
-  });
-  expect(signedIn.status).toBe(200);
-  annaToken = signedIn.body.access_token;
+  session = await startSession({ rival: true, signInDemoCustomer: true });
+  ({ stack, seed, rival, operatorToken, appClientToken, annaToken } = session);
   const [, ben, clara, deniz] = seed.customerIds;
   [benToken, claraToken, denizToken] = await Promise.all(
     [ben!, clara!, deniz!].map((id) => customerToken(seed.tenant, id)),
@@ -102,7 +80,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await stack?.stop();
+  await session?.stop();
 });
 
 describe('the app rental flow', () => {

@@ -6,14 +6,19 @@ import { repoRoot } from '../platform/config.js';
 import type { WorkerObservability } from './observability.js';
 
 /**
- * The workflow bundle's entry: re-exports the given workflow modules (every domain's). Generated (under
- * node_modules/.cache so the bundler resolves packages from the project), so adding a domain never edits
- * a second list.
+ * The workflow bundle's entry: imports the given modules for their effect (the domains' error tables, so
+ * the workflow sandbox knows every code) and re-exports the given workflow modules (every domain's).
+ * Generated (under node_modules/.cache so the bundler resolves packages from the project), so adding a
+ * domain never edits a second list.
  */
-export function workflowsEntryPath(workflowModules: readonly URL[]): string {
-  const source = workflowModules
-    .map((url) => `export * from ${JSON.stringify(fileURLToPath(url))};`)
-    .join('\n');
+export function workflowsEntryPath(
+  workflowModules: readonly URL[],
+  preloadModules: readonly URL[] = [],
+): string {
+  const source = [
+    ...preloadModules.map((url) => `import ${JSON.stringify(fileURLToPath(url))};`),
+    ...workflowModules.map((url) => `export * from ${JSON.stringify(fileURLToPath(url))};`),
+  ].join('\n');
   const directory = path.join(repoRoot, 'node_modules', '.cache', 'fleetflow');
   const entry = path.join(directory, 'workflows-entry.js');
   if (fs.existsSync(entry) && fs.readFileSync(entry, 'utf8') === `${source}\n`) return entry;
@@ -35,6 +40,8 @@ export interface FleetflowWorkerDeps {
   activities: Record<string, AnyActivity>;
   /** The workflow modules to bundle when no prebuilt bundle is given. */
   workflowModules: readonly URL[];
+  /** Modules the bundle imports for their effect first (the domains' error tables). */
+  preloadModules?: readonly URL[];
   /** Prebuilt bundle (tests build it once); otherwise bundled from the workflow modules at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Metrics and logs of activities and workflows (workers/observability.ts). */
@@ -49,7 +56,7 @@ export async function createFleetflowWorker(deps: FleetflowWorkerDeps): Promise<
     taskQueue: deps.taskQueue,
     ...(deps.workflowBundle
       ? { workflowBundle: deps.workflowBundle }
-      : { workflowsPath: workflowsEntryPath(deps.workflowModules) }),
+      : { workflowsPath: workflowsEntryPath(deps.workflowModules, deps.preloadModules) }),
     activities: deps.activities,
     maxConcurrentActivityTaskExecutions: 100,
     ...(deps.observability

@@ -4,6 +4,7 @@ import type { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { VehicleOperationStep } from '../domain/vehicle.js';
 import { BranchIdKey, TenantIdKey, VehicleIdKey } from './search-attributes.js';
 
+/** The vehicle command workflow's type name: execute-command starts it by it. */
 export const VEHICLE_COMMAND_WORKFLOW_TYPE = 'vehicleCommandWorkflow';
 
 /**

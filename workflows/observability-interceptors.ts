@@ -43,6 +43,7 @@ function report(outcome: WorkflowOutcomeReport): void {
   observability.workflowOutcome(outcome);
 }
 
+/** Reports how each workflow run ended (completed, failed, continued as new, ...) to the worker's metrics. */
 export const interceptors: WorkflowInterceptorsFactory = () => ({
   inbound: [
     {

@@ -7,6 +7,7 @@ import type { Sinks } from '@temporalio/workflow';
  */
 export type WorkflowOutcome = 'completed' | 'failed' | 'continued-as-new' | 'cancelled' | 'task-failed';
 
+/** One run's outcome as the interceptor reports it: the worker counts it in its metrics. */
 export interface WorkflowOutcomeReport {
   outcome: WorkflowOutcome;
   /** For `failed`: the first ApplicationFailure type in the cause chain (e.g. a catalogue code). */
@@ -15,6 +16,7 @@ export interface WorkflowOutcomeReport {
   message?: string;
 }
 
+/** The sink the worker implements in Node, where the Prometheus registry lives. */
 export interface ObservabilitySinks extends Sinks {
   observability: {
     workflowOutcome(report: WorkflowOutcomeReport): void;

@@ -5,6 +5,7 @@ import type { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { PricingVersionStatus } from '../domain/pricing.js';
 import { EntityStateKey, TenantIdKey } from './search-attributes.js';
 
+/** The publication workflow's type name: the publish endpoint starts it by it. */
 export const PRICING_VERSION_WORKFLOW_TYPE = 'pricingVersionWorkflow';
 
 /** `pricing-version:{tenant}:{versionId}`: one publication workflow per version, readable in the Temporal UI. */

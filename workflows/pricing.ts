@@ -1,8 +1,7 @@
 // The publication of a pricing version: publish now, apply at the effective date (the previous published
 // version becomes SUPERSEDED), expire at the end of its validity. Timers, not a cron job.
 import {
-  ActivityFailure,
-  ApplicationFailure,
+  type ApplicationFailure,
   allHandlersFinished,
   condition,
   proxyActivities,
@@ -11,7 +10,6 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { createPricingActivities } from '../activities/pricing.js';
-import { baseCode } from '../domain/errors.js';
 import {
   awaitPublicationUpdate,
   pricingVersionStatusQuery,
@@ -19,6 +17,7 @@ import {
   type PricingVersionWorkflowSnapshot,
 } from './pricing.messages.js';
 import { EntityStateKey } from './search-attributes.js';
+import { codedFailure } from './failures.js';
 
 type PricingActivities = ReturnType<typeof createPricingActivities>;
 
@@ -26,13 +25,6 @@ const activities = proxyActivities<PricingActivities>({
   startToCloseTimeout: '20 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
-
-/** The catalogue-coded failure behind an activity failure, or a generic one. */
-function businessFailure(error: unknown): ApplicationFailure {
-  const cause = error instanceof ActivityFailure ? error.cause : error;
-  if (cause instanceof ApplicationFailure && cause.type && baseCode(cause.type)) return cause;
-  return ApplicationFailure.create({ type: '0099', message: 'publication failed', nonRetryable: true });
-}
 
 /** One version's publication from the publish request to the end of its validity. */
 export async function pricingVersionWorkflow(
@@ -57,7 +49,7 @@ export async function pricingVersionWorkflow(
   try {
     snapshot.status = (await activities.publishPricingVersion(input)).status;
   } catch (error) {
-    refusal = businessFailure(error);
+    refusal = codedFailure(error, '0099', 'publication failed');
     stage('REFUSED');
     // The publish endpoint sends its update right after the start: wait for it so it gets the refusal.
     await condition(() => answered, '1 minute');

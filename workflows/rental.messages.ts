@@ -17,6 +17,7 @@ import {
   VehicleIdKey,
 } from './search-attributes.js';
 
+/** The rental workflow's type name: the API, the tests and a booking's pickup start rentals by it. */
 export const RENTAL_WORKFLOW_TYPE = 'rentalWorkflow';
 
 /** `rental:{tenant}:{rentalId}`: one workflow per rental, readable in the Temporal UI. */
@@ -86,6 +87,7 @@ export interface RentalWorkflowSnapshot {
   operationInProgress?: RentalTransitionName | 'BUY_RESERVATION';
 }
 
+/** What a finished rental workflow answers: the rental's end state. */
 export interface RentalWorkflowResult {
   rentalId: number;
   state: RentalWorkflowSnapshot['state'];

@@ -1,6 +1,5 @@
 import {
   ApplicationFailure,
-  ActivityFailure,
   allHandlersFinished,
   condition,
   continueAsNew,
@@ -21,13 +20,14 @@ import {
   type RentalState,
   type RentalTransitionName,
 } from '../domain/rental.js';
-import { baseCode, catalogueEntry } from '../domain/errors.js';
+import { catalogueEntry } from '../domain/errors.js';
 import {
   awaitReservationUpdate,
   buyReservationUpdate,
   cancelReservationUpdate,
   rentalOperationUpdate,
   rentalStatusQuery,
+  type BuyReservationRequest,
   type RentalOperationRequest,
   type RentalWorkflowInput,
   type RentalWorkflowResult,
@@ -35,6 +35,8 @@ import {
 } from './rental.messages.js';
 import { EntityStateKey } from './search-attributes.js';
 import { bookingWorkflowId, rentalEndedSignal } from './booking.messages.js';
+import { EntityProcess } from './entity-process.js';
+import { businessFailure, codedFailure, refusal } from './failures.js';
 
 // Business refusals arrive as non-retryable ApplicationFailures (activities/support.ts); everything else
 // (database, broker, network) is an infrastructure fault and retries with backoff.
@@ -63,21 +65,6 @@ const vehicleSteps = proxyActivities<RentalActivities>({
   },
 });
 
-function refusal(code: string, message?: string, details?: Record<string, unknown>): ApplicationFailure {
-  return ApplicationFailure.create({
-    type: code,
-    message: message ?? catalogueEntry(code).meaning,
-    nonRetryable: true,
-    details: details ? [details] : undefined,
-  });
-}
-
-/** The ApplicationFailure behind an activity failure when it carries a catalogue code, so the code reaches the API unchanged. */
-function businessFailure(error: unknown): ApplicationFailure | undefined {
-  const cause = error instanceof ActivityFailure ? error.cause : error;
-  return cause instanceof ApplicationFailure && cause.type && baseCode(cause.type) ? cause : undefined;
-}
-
 /** A vehicle-communication failure during an operation, reported with the operation's catalogue code. */
 function vehicleFailure(operationCode: string | undefined, error: unknown): ApplicationFailure {
   const cause = businessFailure(error);
@@ -88,34 +75,59 @@ function vehicleFailure(operationCode: string | undefined, error: unknown): Appl
   });
 }
 
-/** One rental from reservation to its end: owns every transition, the reservation timer and the vehicle commands. */
-export async function rentalWorkflow(input: RentalWorkflowInput): Promise<RentalWorkflowResult> {
-  const snapshot: RentalWorkflowSnapshot = input.resume ?? {
-    rentalId: input.rentalId,
-    state: 'PENDING',
-    disallowedOperations: [],
-    hasTailbox: false,
-  };
-  let reservationFailure: ApplicationFailure | undefined;
-  const common = { tenant: input.tenant, rentalId: input.rentalId };
-  const view = (): RentalWorkflowSnapshot => ({ ...snapshot });
+type RentalStepName = NonNullable<RentalWorkflowSnapshot['operationInProgress']>;
 
-  const setState = (state: RentalWorkflowSnapshot['state']) => {
-    snapshot.state = state;
+/** Who asks for a transition, and what END's override and force-end position add. */
+interface TransitionRequest {
+  requestedBy: string;
+  adminOverride?: boolean;
+  userPosition?: { lat: number; lng: number };
+}
+
+/** One rental in its workflow: its snapshot, its steps and the validators of its updates. */
+class RentalProcess extends EntityProcess<RentalStepName, RentalWorkflowSnapshot> {
+  private readonly common: { tenant: string; rentalId: number };
+  /** Why the reservation was refused: awaitReservation answers it. */
+  private reservationFailure: ApplicationFailure | undefined;
+  /** The reservation (and an immediate start) ran: awaitReservation may answer. */
+  private initialStepsDone: boolean;
+
+  constructor(private readonly input: RentalWorkflowInput) {
+    super(
+      input.resume ?? {
+        rentalId: input.rentalId,
+        state: 'PENDING',
+        disallowedOperations: [],
+        hasTailbox: false,
+      },
+      'R202',
+    );
+    this.common = { tenant: input.tenant, rentalId: input.rentalId };
+    this.initialStepsDone = Boolean(input.resume);
+  }
+
+  /** Whether the rental reached a state it never leaves. */
+  get ended(): boolean {
+    return terminalRentalStates.includes(this.snapshot.state as RentalState);
+  }
+
+  private setState(state: RentalWorkflowSnapshot['state']): void {
+    this.snapshot.state = state;
     upsertSearchAttributes([{ key: EntityStateKey, value: state }]);
-  };
+  }
 
   /**
    * Runs one row of the transition table in one activity: the vehicle command (if the row has one), then
    * the recorded transition. A vehicle failure is reported with the operation's code and recorded as
    * RENTAL_OPERATION_FAILED; other refusals pass through unchanged.
    */
-  async function transition(
+  private async transition(
     name: RentalTransitionName,
-    request: { requestedBy: string; adminOverride?: boolean; userPosition?: { lat: number; lng: number } },
+    request: TransitionRequest,
     at = new Date(),
     reservationExpiresAtMs?: number,
   ): Promise<void> {
+    const { snapshot, common, input } = this;
     const row = rentalTransitions[name];
     let recorded;
     try {
@@ -153,10 +165,12 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
     }
     if (row.activeMode !== undefined) snapshot.activeMode = row.activeMode ?? undefined;
     if (reservationExpiresAtMs !== undefined) snapshot.reservationExpiresAtMs = reservationExpiresAtMs;
-    if (recorded.state !== snapshot.state) setState(recorded.state);
+    if (recorded.state !== snapshot.state) this.setState(recorded.state);
   }
 
-  async function runOperation(request: RentalOperationRequest): Promise<RentalWorkflowSnapshot> {
+  /** Runs an operation of POST /operation; RENEW_RESERVATION first computes the renewed expiry (R203). */
+  private async runOperation(request: RentalOperationRequest): Promise<RentalWorkflowSnapshot> {
+    const { snapshot } = this;
     let expiry: number | undefined;
     let freeExpiry: number | undefined;
     if (request.operationType === 'RENEW_RESERVATION') {
@@ -170,120 +184,104 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
       if (freeExpiry === undefined) throw refusal('R203');
       expiry = freeExpiry + (snapshot.paidReservationMinutes ?? 0) * 60_000;
     }
-    await transition(request.operationType, request, new Date(), expiry);
+    await this.transition(request.operationType, request, new Date(), expiry);
     if (freeExpiry !== undefined) snapshot.freeReservationExpiresAtMs = freeExpiry;
-    return view();
+    return this.view();
   }
 
-  /** Runs one state-changing step at a time; the validators reject anything else meanwhile (R202). */
-  async function exclusively<T>(
-    name: RentalWorkflowSnapshot['operationInProgress'],
-    step: () => Promise<T>,
-  ): Promise<T> {
-    snapshot.operationInProgress = name;
-    try {
-      return await step();
-    } finally {
-      snapshot.operationInProgress = undefined;
-    }
+  /** awaitReservation: answers once the reservation was made, or its refusal. */
+  async reservation(): Promise<RentalWorkflowSnapshot> {
+    await condition(() => this.initialStepsDone);
+    if (this.reservationFailure) throw this.reservationFailure;
+    return this.view();
   }
 
-  function assertIdle(): void {
-    if (snapshot.operationInProgress)
-      throw refusal('R202', `${catalogueEntry('R202').meaning} (${snapshot.operationInProgress})`);
+  /** rentalOperation: one operation, exclusive. */
+  operate(request: RentalOperationRequest): Promise<RentalWorkflowSnapshot> {
+    return this.exclusively(request.operationType, () => this.runOperation(request));
   }
 
-  setHandler(rentalStatusQuery, view);
+  /** rentalOperation's validator: the transition table, the disallowed operations and the tailbox. */
+  validateOperation(request: RentalOperationRequest): void {
+    const { snapshot } = this;
+    this.assertIdle();
+    if (snapshot.state === 'PENDING' || snapshot.state === 'REJECTED') throw refusal('R201');
+    const refused = operationRefusal(
+      request.operationType,
+      snapshot.state,
+      snapshot.activeMode,
+      snapshot.disallowedOperations,
+    );
+    if (refused)
+      throw refusal(
+        refused,
+        `${catalogueEntry(refused).meaning}: ${request.operationType} in ${snapshot.state}`,
+      );
+    if (request.operationType === 'OPEN_TAILBOX' && !snapshot.hasTailbox)
+      throw refusal('R204', 'this vehicle has no tailbox');
+  }
 
-  let initialStepsDone = Boolean(input.resume);
-  setHandler(awaitReservationUpdate, async () => {
-    await condition(() => initialStepsDone);
-    if (reservationFailure) throw reservationFailure;
-    return view();
-  });
+  /** buyReservation: records the bought minutes and moves the expiry. */
+  buyReservation({ minutes, requestedBy }: BuyReservationRequest): Promise<RentalWorkflowSnapshot> {
+    const { snapshot } = this;
+    return this.exclusively('BUY_RESERVATION', async () => {
+      const expiry = snapshot.reservationExpiresAtMs! + minutes * 60_000;
+      await records.recordReservationPurchase({
+        ...this.common,
+        minutes,
+        reservationExpiresAt: new Date(expiry).toISOString(),
+        at: new Date().toISOString(),
+        requestedBy,
+      });
+      snapshot.paidReservationMinutes = (snapshot.paidReservationMinutes ?? 0) + minutes;
+      snapshot.reservationExpiresAtMs = expiry;
+      return this.view();
+    });
+  }
 
-  setHandler(
-    rentalOperationUpdate,
-    (request) => exclusively(request.operationType, () => runOperation(request)),
-    {
-      validator: (request) => {
-        assertIdle();
-        if (snapshot.state === 'PENDING' || snapshot.state === 'REJECTED') throw refusal('R201');
-        const refused = operationRefusal(
-          request.operationType,
-          snapshot.state,
-          snapshot.activeMode,
-          snapshot.disallowedOperations,
-        );
-        if (refused)
-          throw refusal(
-            refused,
-            `${catalogueEntry(refused).meaning}: ${request.operationType} in ${snapshot.state}`,
-          );
-        if (request.operationType === 'OPEN_TAILBOX' && !snapshot.hasTailbox)
-          throw refusal('R204', 'this vehicle has no tailbox');
-      },
-    },
-  );
+  /** buyReservation's validator: only in RESERVATION, within the setting's maximum (R205). */
+  validateReservationPurchase({ minutes }: BuyReservationRequest): void {
+    const { snapshot } = this;
+    this.assertIdle();
+    if (snapshot.state !== 'RESERVATION')
+      throw refusal(
+        'R205',
+        `reservation minutes are sold only in RESERVATION; the rental is ${snapshot.state}`,
+      );
+    const refused = reservationPurchaseRefusal(
+      minutes,
+      snapshot.paidReservationMinutes ?? 0,
+      snapshot.reservationSettings!,
+    );
+    if (refused) throw refusal('R205', refused);
+  }
 
-  setHandler(
-    buyReservationUpdate,
-    ({ minutes, requestedBy }) =>
-      exclusively('BUY_RESERVATION', async () => {
-        const expiry = snapshot.reservationExpiresAtMs! + minutes * 60_000;
-        await records.recordReservationPurchase({
-          ...common,
-          minutes,
-          reservationExpiresAt: new Date(expiry).toISOString(),
-          at: new Date().toISOString(),
-          requestedBy,
-        });
-        snapshot.paidReservationMinutes = (snapshot.paidReservationMinutes ?? 0) + minutes;
-        snapshot.reservationExpiresAtMs = expiry;
-        return view();
-      }),
-    {
-      validator: ({ minutes }) => {
-        assertIdle();
-        if (snapshot.state !== 'RESERVATION')
-          throw refusal(
-            'R205',
-            `reservation minutes are sold only in RESERVATION; the rental is ${snapshot.state}`,
-          );
-        const refused = reservationPurchaseRefusal(
-          minutes,
-          snapshot.paidReservationMinutes ?? 0,
-          snapshot.reservationSettings!,
-        );
-        if (refused) throw refusal('R205', refused);
-      },
-    },
-  );
+  /** cancelReservation: the CANCEL row. */
+  cancelReservation({ requestedBy }: { requestedBy: string }): Promise<RentalWorkflowSnapshot> {
+    return this.exclusively('CANCEL', async () => {
+      await this.transition('CANCEL', { requestedBy });
+      return this.view();
+    });
+  }
 
-  setHandler(
-    cancelReservationUpdate,
-    ({ requestedBy }) =>
-      exclusively('CANCEL', async () => {
-        await transition('CANCEL', { requestedBy });
-        return view();
-      }),
-    {
-      validator: (_request) => {
-        assertIdle();
-        if (
-          snapshot.state === 'PENDING' ||
-          snapshot.state === 'REJECTED' ||
-          transitionRefusal('CANCEL', snapshot.state, snapshot.activeMode)
-        )
-          throw refusal('R201', `only a reservation can be cancelled; the rental is ${snapshot.state}`);
-      },
-    },
-  );
+  /** cancelReservation's validator: only a reservation (R201). */
+  validateCancellation(): void {
+    const { snapshot } = this;
+    this.assertIdle();
+    if (
+      snapshot.state === 'PENDING' ||
+      snapshot.state === 'REJECTED' ||
+      transitionRefusal('CANCEL', snapshot.state, snapshot.activeMode)
+    )
+      throw refusal('R201', `only a reservation can be cancelled; the rental is ${snapshot.state}`);
+  }
 
-  if (!input.resume) {
+  /** Makes the reservation (RESERVATION); false when it was refused (REJECTED, awaitReservation answers why). */
+  async reserve(): Promise<boolean> {
+    const { input } = this;
     try {
       const reservation = await records.reserveRental({
-        ...common,
+        ...this.common,
         branchId: input.branchId,
         vehicleId: input.vehicleId,
         customerId: input.customerId,
@@ -294,7 +292,7 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
         reason: input.reason,
         bookingId: input.bookingId,
       });
-      Object.assign(snapshot, {
+      Object.assign(this.snapshot, {
         reservedAtMs: reservation.reservedAtMs,
         reservationExpiresAtMs: reservation.reservationExpiresAtMs,
         freeReservationExpiresAtMs: reservation.reservationExpiresAtMs,
@@ -305,25 +303,62 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
         hasTailbox: reservation.hasTailbox,
         startTimeoutSeconds: reservation.startTimeoutSeconds,
       });
-      setState('RESERVATION');
+      this.setState('RESERVATION');
+      return true;
     } catch (error) {
-      reservationFailure = businessFailure(error) ?? refusal('R170', 'the reservation could not be recorded');
-      setState('REJECTED');
-      initialStepsDone = true;
+      this.reservationFailure = codedFailure(error, 'R170', 'the reservation could not be recorded');
+      this.setState('REJECTED');
+      this.initialStepsDone = true;
+      return false;
+    }
+  }
+
+  /** Starts at once when the creation asked for it, then lets awaitReservation answer. */
+  async startIfAsked(): Promise<void> {
+    if (this.input.startImmediately) {
+      // A failed immediate start leaves a valid reservation: the caller sees RESERVATION and may retry START.
+      await this.exclusively('START', () =>
+        this.runOperation({ operationType: 'START', requestedBy: this.input.requestedBy }),
+      ).catch(() => undefined);
+    }
+    this.initialStepsDone = true;
+  }
+
+  /** The reservation timer's step: EXPIRE at the deadline it waited for. */
+  expire(deadline: number): Promise<void> {
+    return this.exclusively('EXPIRE', () =>
+      this.transition('EXPIRE', { requestedBy: 'system:reservation-timer' }, new Date(deadline)),
+    );
+  }
+}
+
+/** One rental from reservation to its end: owns every transition, the reservation timer and the vehicle commands. */
+export async function rentalWorkflow(input: RentalWorkflowInput): Promise<RentalWorkflowResult> {
+  const rental = new RentalProcess(input);
+  const { snapshot } = rental;
+
+  setHandler(rentalStatusQuery, () => rental.view());
+  setHandler(awaitReservationUpdate, () => rental.reservation());
+  setHandler(rentalOperationUpdate, (request) => rental.operate(request), {
+    validator: (request) => rental.validateOperation(request),
+  });
+  setHandler(buyReservationUpdate, (request) => rental.buyReservation(request), {
+    validator: (request) => rental.validateReservationPurchase(request),
+  });
+  setHandler(cancelReservationUpdate, (request) => rental.cancelReservation(request), {
+    validator: (_request) => rental.validateCancellation(),
+  });
+
+  if (!input.resume) {
+    if (!(await rental.reserve())) {
       await condition(allHandlersFinished);
       await notifyBooking(input, 'REJECTED');
       return { rentalId: input.rentalId, state: 'REJECTED' };
     }
-    if (input.startImmediately) {
-      // A failed immediate start leaves a valid reservation: the caller sees RESERVATION and may retry START.
-      await exclusively('START', () =>
-        runOperation({ operationType: 'START', requestedBy: input.requestedBy }),
-      ).catch(() => undefined);
-    }
-    initialStepsDone = true;
+    await rental.startIfAsked();
   }
 
-  while (!terminalRentalStates.includes(snapshot.state as RentalState)) {
+  while (!rental.ended) {
     if (snapshot.state === 'RESERVATION') {
       const deadline = snapshot.reservationExpiresAtMs!;
       const remaining = deadline - Date.now();
@@ -335,20 +370,16 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
       } else if (snapshot.operationInProgress) {
         await condition(() => !snapshot.operationInProgress);
       } else {
-        await exclusively('EXPIRE', () =>
-          transition('EXPIRE', { requestedBy: 'system:reservation-timer' }, new Date(deadline)),
-        );
+        await rental.expire(deadline);
       }
     } else {
       await condition(
-        () =>
-          terminalRentalStates.includes(snapshot.state as RentalState) ||
-          (workflowInfo().continueAsNewSuggested && !snapshot.operationInProgress),
+        () => rental.ended || (workflowInfo().continueAsNewSuggested && !snapshot.operationInProgress),
       );
-      if (!terminalRentalStates.includes(snapshot.state as RentalState)) {
+      if (!rental.ended) {
         // Rentals can last days: keep the history short; updates in flight finish first.
         await condition(allHandlersFinished);
-        await continueAsNew<typeof rentalWorkflow>({ ...input, resume: view() });
+        await continueAsNew<typeof rentalWorkflow>({ ...input, resume: rental.view() });
       }
     }
   }

@@ -15,6 +15,7 @@ import { authenticateRequest, type TokenService } from '../auth.js';
 import type { Principal } from '../context.js';
 import { authenticationOf, fullPath, type AnyRoute, type PageRequest, type RouteContext } from './route.js';
 import type { ApiServices } from './services.js';
+import { assertPlainNumbers, numericParametersOf, type NumericParameters } from './strict-parameters.js';
 
 /** What handlers may use beyond their request: the application's long-lived clients. */
 export type { ApiServices };
@@ -36,6 +37,8 @@ declare module 'express-serve-static-core' {
 const RESOURCE_SEGMENT = 4;
 
 interface CompiledRoute {
+  /** Its numeric path and query parameters, checked on the raw text (strict-parameters.ts). */
+  numbers: NumericParameters;
   route: AnyRoute;
   pattern: RegExp;
   template: string;
@@ -45,13 +48,14 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^$()|[\]\\]/g, '\\$&')
 
 function compile(route: AnyRoute): CompiledRoute {
   const template = fullPath(route);
+  const numbers = numericParametersOf(route, template);
   const pattern = new RegExp(
     `^${template
       .split(/(\{[^}]+\})/)
       .map((part) => (part.startsWith('{') ? '[^/]+' : escapeRegExp(part)))
       .join('')}$`,
   );
-  return { route, pattern, template };
+  return { route, pattern, template, numbers };
 }
 
 /** Finds the declaration of a request (case-sensitive, no trailing slash), and whether the path exists at all. */
@@ -62,7 +66,14 @@ export class RouteTable {
   private readonly anyResource: CompiledRoute[] = [];
 
   constructor(routes: readonly AnyRoute[]) {
-    const compiled = routes.map(compile);
+    // In the order the routes are mounted (fixed segments before parameters), so the route found is the
+    // one express serves: `/bookings/available-categories`, not `/bookings/{bookingId}`.
+    const compiled = [...routes]
+      .sort((a, b) => {
+        const [left, right] = [specificityKey(a), specificityKey(b)];
+        return left < right ? -1 : left > right ? 1 : 0;
+      })
+      .map(compile);
     for (const entry of compiled) {
       const resource = entry.template.split('/')[RESOURCE_SEGMENT];
       if (resource === undefined || resource.includes('{')) this.anyResource.push(entry);
@@ -86,7 +97,12 @@ export class RouteTable {
     const candidates =
       this.byResource.get(path.split('/', RESOURCE_SEGMENT + 1)[RESOURCE_SEGMENT] ?? '') ?? this.anyResource;
     const onPath = candidates.filter((entry) => entry.pattern.test(path));
-    const exact = onPath.find((entry) => entry.route.method === method.toLowerCase());
+    // The most specific path template the request matches decides, as in OpenAPI: `DELETE /rentals/export`
+    // is a method the `/rentals/export` path lacks (405), not a DELETE of rental "export".
+    const template = onPath[0]?.template;
+    const exact = onPath.find(
+      (entry) => entry.template === template && entry.route.method === method.toLowerCase(),
+    );
     return { exact, pathKnown: onPath.length > 0 };
   }
 }
@@ -114,6 +130,7 @@ export function authenticationMiddleware(table: RouteTable, tokens: TokenService
       const principal = await authenticateRequest(tokens, req, prefix[2] as 'back' | 'front', tenant, mode);
       if (principal) req.context.principal = principal;
     }
+    if (exact) assertPlainNumbers(exact.numbers, req.path, req.query as Record<string, unknown>);
     next();
   };
 }

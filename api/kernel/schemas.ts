@@ -12,9 +12,17 @@ import {
 } from '@sinclair/typebox';
 
 const componentNames = new WeakMap<object, string>();
+const componentsByName = new Map<string, object>();
 
-/** Names a schema as an OpenAPI component: the documents reference it as `#/components/schemas/{name}`. */
+/**
+ * Names a schema as an OpenAPI component: the documents reference it as `#/components/schemas/{name}`.
+ * A name given to two schemas fails at start (the documents would silently keep only one of them).
+ */
 export function component<T extends TSchema>(name: string, schema: T): T {
+  const named = componentsByName.get(name);
+  if (named !== undefined && named !== schema)
+    throw new Error(`the OpenAPI component name ${name} is given to two different schemas`);
+  componentsByName.set(name, schema);
   componentNames.set(schema, name);
   return schema;
 }

@@ -3,6 +3,11 @@ import { BookingStation } from '../../db/entities/BookingStation.js';
 import { createBookingActivities } from '../../activities/booking.js';
 import { bookingRoutes } from '../../api/routes/back/bookings.js';
 import { appBookingRoutes } from '../../api/routes/front/bookings.js';
+import { bookingErrors } from '../../domain/bookings.errors.js';
+import { Migration20261122164150_bookings } from '../../db/migrations/Migration20261122164150_bookings.js';
+import { Migration20261122165020_booking_lifecycle } from '../../db/migrations/Migration20261122165020_booking_lifecycle.js';
+import { bookingSeed } from '../../db/seed/bookings.js';
+import { bookingTimeline } from '../../api/routes/back/booking-timeline.js';
 import { defineDomain } from './domain.js';
 import { bookingAvailabilityRoutes } from '../../api/routes/back/booking-availability.js';
 import { bookingStationRoutes } from '../../api/routes/back/booking-stations.js';
@@ -11,7 +16,10 @@ import { appBookingAvailabilityRoutes } from '../../api/routes/front/booking-ava
 /** Bookings of a vehicle category at a booking station for a window: one workflow per booking owns its timeline. */
 export const bookingDomain = defineDomain({
   name: 'bookings',
+  errors: bookingErrors,
+  seed: bookingSeed,
   entities: [Booking, BookingStation],
+  migrations: [Migration20261122164150_bookings, Migration20261122165020_booking_lifecycle],
   permissions: {
     operational: [
       'BOOKING_READ',
@@ -26,6 +34,7 @@ export const bookingDomain = defineDomain({
       'BOOKING_STATION_MANAGE',
     ],
   },
+  timelines: [bookingTimeline],
   routes: [
     ...bookingRoutes,
     ...appBookingRoutes,

@@ -18,16 +18,25 @@ import { termsRoutes } from '../../api/routes/back/terms.js';
 import { accountRoutes } from '../../api/routes/front/account.js';
 import { groupRoutes } from '../../api/routes/back/groups.js';
 import { frontGroupRoutes } from '../../api/routes/front/groups.js';
+import { groupManagementRoutes } from '../../api/routes/front/group-management.js';
 import { costCenterRoutes } from '../../api/routes/front/cost-centers.js';
 import { verificationRoutes } from '../../api/routes/back/verifications.js';
 import { customerRecordRoutes } from '../../api/routes/back/customer-records.js';
 import { frontVerificationRoutes } from '../../api/routes/front/verifications.js';
 import { appSigningKeyRoutes } from '../../api/routes/back/app-signing-keys.js';
+import { customerErrors } from '../../domain/customers.errors.js';
+import { Migration20261122105400_customers } from '../../db/migrations/Migration20261122105400_customers.js';
+import { Migration20261122121500_customer_search } from '../../db/migrations/Migration20261122121500_customer_search.js';
+import { Migration20261122165215_signing_key_rotation } from '../../db/migrations/Migration20261122165215_signing_key_rotation.js';
+import { customerSeed } from '../../db/seed/customers.js';
+import { customerTimeline } from '../../api/routes/back/customer-timeline.js';
 import { defineDomain } from './domain.js';
 
 /** The people who rent: identity (sign-up, sign-in, tokens), profiles, terms, business accounts. */
 export const customerDomain = defineDomain({
   name: 'customers',
+  errors: customerErrors,
+  seed: customerSeed,
   entities: [
     Customer,
     RefreshToken,
@@ -44,6 +53,11 @@ export const customerDomain = defineDomain({
     PaymentSource,
     CreditRating,
   ],
+  migrations: [
+    Migration20261122105400_customers,
+    Migration20261122121500_customer_search,
+    Migration20261122165215_signing_key_rotation,
+  ],
   permissions: {
     operational: [
       'CUSTOMER_READ',
@@ -56,6 +70,7 @@ export const customerDomain = defineDomain({
       'APP_SIGNING_KEY_MANAGE',
     ],
   },
+  timelines: [customerTimeline],
   routes: [
     ...customerAuthRoutes,
     ...customerRoutes,
@@ -63,6 +78,7 @@ export const customerDomain = defineDomain({
     ...groupRoutes,
     ...accountRoutes,
     ...frontGroupRoutes,
+    ...groupManagementRoutes,
     ...costCenterRoutes,
     ...verificationRoutes,
     ...customerRecordRoutes,

@@ -1,5 +1,5 @@
 import { Event } from '../../db/entities/Event.js';
-import { eventRoutes } from '../../api/routes/back/events.js';
+import { entityEventRoutes } from '../../api/routes/back/events.js';
 import { userEventRoutes } from '../../api/routes/front/userevents.js';
 import { defineDomain } from './domain.js';
 
@@ -8,5 +8,5 @@ export const eventDomain = defineDomain({
   name: 'events',
   entities: [Event],
   permissions: { operational: ['EVENT_READ', 'POSITION_LOG_READ'] },
-  routes: [...eventRoutes, ...userEventRoutes],
+  routes: ({ timelines }) => [...entityEventRoutes(timelines), ...userEventRoutes],
 });

@@ -8,15 +8,25 @@ import { VehicleCommand } from '../../db/entities/VehicleCommand.js';
 import { VehicleTelemetry } from '../../db/entities/VehicleTelemetry.js';
 import { createFleetActivities } from '../../activities/fleet.js';
 import { vehicleCategoryRoutes } from '../../api/routes/back/vehicle-categories.js';
-import { vehicleRoutes } from '../../api/routes/back/vehicles.js';
+import { vehicleByIdRoutes, vehicleRoutes } from '../../api/routes/back/vehicles.js';
+import { vehicleCommandByIdRoutes, vehicleCommandRoutes } from '../../api/routes/back/vehicle-commands.js';
+import { vehicleActionRoutes } from '../../api/routes/back/vehicle-actions.js';
+import { vehicleHistoryRoutes } from '../../api/routes/back/vehicle-history.js';
+import { iotModuleRoutes, vehicleIotModuleRoutes } from '../../api/routes/back/iot-modules.js';
 import { vehicleBulkRoutes } from '../../api/routes/back/vehicle-bulk.js';
 import { vehicleMaintenanceRoutes } from '../../api/routes/back/vehicle-maintenance.js';
 import { appVehicleRoutes } from '../../api/routes/front/vehicles.js';
+import { fleetErrors } from '../../domain/fleet.errors.js';
+import { Migration20261122104722_fleet } from '../../db/migrations/Migration20261122104722_fleet.js';
+import { fleetSeed } from '../../db/seed/fleet.js';
+import { vehicleTimeline } from '../../api/routes/back/vehicle-timeline.js';
 import { defineDomain } from './domain.js';
 
 /** Vehicles, their categories, IoT modules, telemetry and all vehicle I/O (commands and what devices report). */
 export const fleetDomain = defineDomain({
   name: 'fleet',
+  errors: fleetErrors,
+  seed: fleetSeed,
   entities: [
     VehicleCategory,
     Vehicle,
@@ -27,6 +37,7 @@ export const fleetDomain = defineDomain({
     VehicleNote,
     VehicleAction,
   ],
+  migrations: [Migration20261122104722_fleet],
   permissions: {
     operational: [
       'VEHICLE_READ',
@@ -39,11 +50,19 @@ export const fleetDomain = defineDomain({
     ],
   },
   // Category paths (/vehicles/categories…) before /vehicles/{id}: express matches in mount order.
+  timelines: [vehicleTimeline],
   routes: [
     ...vehicleCategoryRoutes,
     ...vehicleBulkRoutes,
     ...vehicleMaintenanceRoutes,
     ...vehicleRoutes,
+    ...vehicleCommandRoutes,
+    ...vehicleActionRoutes,
+    ...iotModuleRoutes,
+    ...vehicleCommandByIdRoutes,
+    ...vehicleByIdRoutes,
+    ...vehicleHistoryRoutes,
+    ...vehicleIotModuleRoutes,
     ...appVehicleRoutes,
   ],
   activities: createFleetActivities,

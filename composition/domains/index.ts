@@ -15,6 +15,8 @@ import { geographyDomain } from './geography.js';
 import { rentalRequirementsDomain } from './rental-requirements.js';
 import { bookingDomain } from './bookings.js';
 import { damageDomain } from './damages.js';
+import { benefitDomain } from './benefits.js';
+import { workDomain } from './work.js';
 
 export const domains: readonly DomainModule[] = [
   organisationDomain,
@@ -30,4 +32,6 @@ export const domains: readonly DomainModule[] = [
   rentalRequirementsDomain,
   bookingDomain,
   damageDomain,
+  benefitDomain,
+  workDomain,
 ];

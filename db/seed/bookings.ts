@@ -10,6 +10,7 @@ import { type BusinessUnit } from '../entities/BusinessUnit.js';
 import { type Tenant } from '../entities/Tenant.js';
 import { type VehicleCategory } from '../entities/VehicleCategory.js';
 import { BOOKING_SETTINGS_KEY, defaultBookingSettings } from '../../domain/booking.js';
+import { fromBoard, type DomainSeed, type SeedBoard } from './board.js';
 
 const everyDay = (from: string, to: string) =>
   Object.fromEntries(['1', '2', '3', '4', '5', '6', '7'].map((day) => [day, [{ from, to }]]));
@@ -81,3 +82,23 @@ export function seedBookings(
   });
   return { mainStation, secondStation };
 }
+
+declare module './board.js' {
+  interface SeedBoard {
+    /** Berlin Hauptbahnhof (three cars) and Ostbahnhof (one car). */
+    bookingStations?: [Branch, Branch];
+  }
+}
+
+/** The two demo booking stations under the city, their cars and the booking settings. */
+export const bookingSeed: DomainSeed = {
+  rows(tx: EntityManager, board: SeedBoard) {
+    const { mainStation, secondStation } = seedBookings(tx, {
+      tenant: fromBoard(board, 'tenant'),
+      businessUnit: fromBoard(board, 'businessUnit'),
+      city: fromBoard(board, 'city'),
+      cars: fromBoard(board, 'cars'),
+    });
+    board.bookingStations = [mainStation, secondStation];
+  },
+};

@@ -1,5 +1,6 @@
 // Demo customers: different verification states, a demo customer who can sign in with a password,
-// tenant-wide terms, and a business account with members and cost centers.
+// tenant-wide terms, and a business account with members and cost centers. Every demo customer and the
+// business account can pay (the shipped start requirements ask for a payment method: P104).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CostCenter } from '../entities/CostCenter.js';
 import { GroupMembership } from '../entities/GroupMembership.js';
@@ -13,11 +14,12 @@ import { PaymentSource } from '../entities/PaymentSource.js';
 import { CreditRating } from '../entities/CreditRating.js';
 import { type Branch } from '../entities/Branch.js';
 import { type BusinessUnit } from '../entities/BusinessUnit.js';
-import { type Customer } from '../entities/Customer.js';
+import { Customer } from '../entities/Customer.js';
 import { type Tenant } from '../entities/Tenant.js';
 import { GROUP_SETTING_KEY, defaultGroupSettings } from '../../domain/customer.js';
 import { hashPassword } from '../../platform/passwords.js';
 import { randomUUID } from 'node:crypto';
+import { fromBoard, type DomainSeed, type SeedBoard } from './board.js';
 
 /** A 1×1 PNG: the demo licence picture waiting for review. */
 const demoPicture = Buffer.from(
@@ -66,14 +68,17 @@ export async function seedCustomers(
     birthDate: '1985-11-02',
     signupSettled: true,
     licenseVerificationState: 'PROCESSING',
+    // Pays by invoice: no stored payment source (so a booking's pickup still needs one: B311).
+    paymentState: 'INVOICING',
   } satisfies Partial<Customer>);
   Object.assign(clara, {
     birthDate: '2001-07-30',
     signupSettled: true,
     licenseVerificationState: 'REJECTED',
     manualVerificationState: 'RETRY',
+    paymentState: 'SOURCE_ADDED',
   } satisfies Partial<Customer>);
-  Object.assign(deniz, { birthDate: '1998-01-20' } satisfies Partial<Customer>);
+  Object.assign(deniz, { birthDate: '1998-01-20', paymentState: 'SOURCE_ADDED' } satisfies Partial<Customer>);
 
   tx.create(PaymentSource, {
     tenant,
@@ -86,6 +91,23 @@ export async function seedCustomers(
     expiry: '2029-12',
     isDefault: true,
   });
+  // Clara pays by card, Deniz with PayPal (neither is rated).
+  const otherSources = [
+    [clara, 'CARD', 'pm_demo_clara_mastercard', 'Mastercard •••• 5454', '2028-06'],
+    [deniz, 'PAYPAL', 'pm_demo_deniz_paypal', 'PayPal deniz.yilmaz@example.com', null],
+  ] as const;
+  for (const [customer, type, providerReference, label, expiry] of otherSources)
+    tx.create(PaymentSource, {
+      tenant,
+      customer,
+      businessUnit,
+      type,
+      provider: 'demo-psp',
+      providerReference,
+      label,
+      expiry,
+      isDefault: true,
+    });
   tx.create(CreditRating, {
     tenant,
     customer: anna,
@@ -153,6 +175,8 @@ export async function seedCustomers(
     owner: anna,
     billingCycle: defaultGroupSettings.billingCycle,
     maxMembers: defaultGroupSettings.maxMembers,
+    // The account pays its members' business rentals by invoice (its monthly billing cycle).
+    paymentState: 'INVOICING',
     street: 'Friedrichstraße',
     houseNumber: '100',
     postcode: '10117',
@@ -166,3 +190,40 @@ export async function seedCustomers(
   await tx.flush();
   group.defaultCostCenterId = sales.id;
 }
+
+declare module './board.js' {
+  interface SeedBoard {
+    /** Anna, Ben, Clara and Deniz, in that order. */
+    customers?: Customer[];
+  }
+}
+
+/** Four customers (Anna is the demo customer), terms, verification, a card, a business account. */
+export const customerSeed: DomainSeed = {
+  async rows(tx: EntityManager, board: SeedBoard) {
+    const tenant = fromBoard(board, 'tenant');
+    const businessUnit = fromBoard(board, 'businessUnit');
+    const customers = [
+      ['anna.schmidt@example.com', 'Anna', 'Schmidt'],
+      ['ben.mueller@example.com', 'Ben', 'Müller'],
+      ['clara.weber@example.com', 'Clara', 'Weber'],
+      ['deniz.yilmaz@example.com', 'Deniz', 'Yılmaz'],
+    ];
+    const customerRows = customers.map(([email, firstName, lastName]) =>
+      tx.create(Customer, {
+        tenant,
+        email: email!,
+        firstName: firstName!,
+        lastName: lastName!,
+        homeBusinessUnit: businessUnit,
+      }),
+    );
+    board.customers = customerRows;
+    await seedCustomers(tx, {
+      tenant,
+      customers: customerRows,
+      cityBranch: fromBoard(board, 'city'),
+      businessUnit,
+    });
+  },
+};

@@ -3,10 +3,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Damage } from '../entities/Damage.js';
 import { Vehicle } from '../entities/Vehicle.js';
+import type { DomainSeed, SeedBoard } from './board.js';
 
 /**
  * Reports three damages on the tenant's first vehicles: a CRITICAL one still NEW, an approved MINOR
- * scratch and a repaired one. Runs inside seedTenant's transaction after its flush.
+ * scratch and a repaired one. Runs inside the seed's transaction after its flush.
  */
 export async function seedDamages(tx: EntityManager, tenant: string): Promise<void> {
   const vehicles = await tx.find(Vehicle, { tenant }, { filters: false, orderBy: { id: 'asc' }, limit: 2 });
@@ -48,3 +49,8 @@ export async function seedDamages(tx: EntityManager, tenant: string): Promise<vo
     resolvedAt: new Date(),
   });
 }
+
+/** Damages on the first vehicles, once they exist (after the flush). */
+export const damageSeed: DomainSeed = {
+  afterFlush: (tx: EntityManager, board: SeedBoard) => seedDamages(tx, board.tenantId),
+};

@@ -15,6 +15,7 @@ import { Station } from '../entities/Station.js';
 import { type Tenant } from '../entities/Tenant.js';
 import { type VehicleCategory } from '../entities/VehicleCategory.js';
 import type { GeofenceGeometry } from '../../domain/geofence.js';
+import { fromBoard, type DomainSeed, type SeedBoard } from './board.js';
 
 /** Berlin Mitte's business area, [lng, lat] along Ebertstr., Invalidenstr., Bernauer Str., Torstr.,
  * Karl-Marx-Allee, the Spree, Heinrich-Heine-Str., Oranienstr. and Kochstr. (Kreuzberg stays outside). */
@@ -246,3 +247,14 @@ export async function seedGeography(
       longitude,
     });
 }
+
+/** The demo geography of the city and its district. */
+export const geographySeed: DomainSeed = {
+  rows: (tx: EntityManager, board: SeedBoard) =>
+    seedGeography(tx, {
+      tenant: fromBoard(board, 'tenant'),
+      city: fromBoard(board, 'city'),
+      district: fromBoard(board, 'district'),
+      cars: fromBoard(board, 'cars'),
+    }),
+};

@@ -8,7 +8,9 @@ import { type Branch } from '../entities/Branch.js';
 import { type BusinessUnit } from '../entities/BusinessUnit.js';
 import { type Tenant } from '../entities/Tenant.js';
 import { type VehicleCategory } from '../entities/VehicleCategory.js';
-import { validatePricingRules, type PricingBundleType, type PricingRules } from '../../domain/pricing.js';
+import { validatePricingRules } from '../../domain/pricing-validation.js';
+import type { PricingBundleType, PricingRules } from '../../domain/pricing.js';
+import { fromBoard, type DomainSeed, type SeedBoard } from './board.js';
 
 /** Demo prices apply from this date, so simulations of past dates work too. */
 export const DEMO_PRICING_EFFECTIVE_FROM = new Date('2020-01-01T00:00:00Z');
@@ -126,3 +128,16 @@ export function seedPricing(
   publish('Compact car per minute', 'ON_DEMAND_LEGACY', demoCarRules, seed.cars);
   publish('Compact car booking', 'BOOKING', demoCarBookingRules, seed.cars);
 }
+
+/** The demo bundles, assigned on the city branch. */
+export const pricingSeed: DomainSeed = {
+  rows(tx: EntityManager, board: SeedBoard) {
+    seedPricing(tx, {
+      tenant: fromBoard(board, 'tenant'),
+      businessUnit: fromBoard(board, 'businessUnit'),
+      branch: fromBoard(board, 'city'),
+      scooters: fromBoard(board, 'scooters'),
+      cars: fromBoard(board, 'cars'),
+    });
+  },
+};

@@ -1,5 +1,6 @@
-// Demo rental requirements: the Spandau branch (no demo vehicles, so the seeded Mitte rentals stay
-// unconstrained) requires verified, paying customers of age and a vehicle left locked in the business area.
+// Demo rental requirements: the Spandau branch (no demo vehicles) requires verified, paying customers of
+// age and a vehicle left locked in the business area. The other demo branches have no setting, so the
+// shipped default applies there (`shippedRentalRequirements`: a payment method, P104).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Setting } from '../entities/Setting.js';
 import { type Branch } from '../entities/Branch.js';
@@ -9,6 +10,7 @@ import {
   RENTAL_REQUIREMENTS_VALUE_TYPE,
   type RentalRequirementsSetting,
 } from '../../domain/rental-requirements.js';
+import { fromBoard, type DomainSeed, type SeedBoard } from './board.js';
 
 /** The demo configuration (also the example of docs/rentals.md). */
 export const demoRentalRequirements: RentalRequirementsSetting = {
@@ -49,3 +51,9 @@ export function seedRentalRequirements(
     value: { ...demoRentalRequirements },
   });
 }
+
+/** Requirements on the sibling branch, after the flush (the setting names the branch's id). */
+export const rentalRequirementSeed: DomainSeed = {
+  afterFlush: async (tx: EntityManager, board: SeedBoard) =>
+    seedRentalRequirements(tx, { tenant: fromBoard(board, 'tenant'), branch: fromBoard(board, 'sibling') }),
+};

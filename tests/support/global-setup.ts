@@ -1,8 +1,20 @@
 // Starts the real infrastructure the suite runs against, once per jest run.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { startThrowawayInfrastructure } from './infrastructure.js';
+import { buildWorkflowBundle } from './workflow-bundle.js';
 
 export default async function globalSetup(): Promise<void> {
-  // Request and worker logs stay out of the test output unless something goes wrong.
-  process.env.LOG_LEVEL ??= 'warn';
-  (globalThis as Record<string, unknown>).__fleetflowTestStack = await startThrowawayInfrastructure();
+  const [stack, bundle] = await Promise.all([startThrowawayInfrastructure(), buildWorkflowBundle()]);
+  // Every suite's worker runs this one bundle instead of building its own.
+  const directory = await fs.mkdtemp(path.join(os.tmpdir(), 'fleetflow-bundle-'));
+  process.env.FLEETFLOW_TEST_WORKFLOW_BUNDLE = path.join(directory, 'workflows.js');
+  await fs.writeFile(process.env.FLEETFLOW_TEST_WORKFLOW_BUNDLE, bundle.code);
+  (globalThis as Record<string, unknown>).__fleetflowTestStack = {
+    async stop() {
+      await stack.stop();
+      await fs.rm(directory, { recursive: true, force: true });
+    },
+  };
 }

@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Express } from 'express';
 import { listen } from '../../api/http-server.js';
-import { startTestBackend, type TestBackend } from './stack.js';
+import { startTestBackend, testLogLevel, type TestBackend } from './stack.js';
+import { createLogger } from '../../platform/logger.js';
 import { createApp } from '../../composition/app.js';
 
 export interface Reply {
@@ -53,6 +54,7 @@ export async function startHttpStack(
       database: async () => void (await backend.orm.em.getConnection().execute('select 1')),
     },
     validateResponses: true,
+    logger: createLogger('api', { level: testLogLevel }),
   });
   const server: Server = await listen(app, 0, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

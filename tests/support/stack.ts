@@ -2,15 +2,9 @@
 // telemetry and docking ingestors and vehicle simulator for one freshly seeded tenant.
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import {
-  DefaultLogger,
-  NativeConnection,
-  Runtime,
-  Worker,
-  bundleWorkflowCode,
-  type WorkflowBundleWithSourceMap,
-} from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { workflowBundle } from './workflow-bundle.js';
 import proto from '@temporalio/proto';
 import { searchAttributeDefinitions } from '../../workflows/search-attributes.js';
 import type { MqttClient } from 'mqtt';
@@ -22,12 +16,12 @@ import { connectMqtt, VehicleCommandClient } from '../../devices/command-client.
 import { FleetSimulator } from '../../devices/simulator.js';
 import { TelemetryIngestor } from '../../workers/telemetry-ingestor.js';
 import { DockingIngestor } from '../../workers/docking-ingestor.js';
-import { createWorkerObservability, workflowInterceptorModule } from '../../workers/observability.js';
+import { createWorkerObservability } from '../../workers/observability.js';
 import { createLogger } from '../../platform/logger.js';
 import { Registry } from 'prom-client';
 import { connectOrm } from '../../composition/orm.js';
 import { seedTenant } from '../../composition/seed.js';
-import { createFleetflowWorker, workflowsEntryPath } from '../../composition/worker.js';
+import { createFleetflowWorker } from '../../composition/worker.js';
 
 export interface TestBackend {
   orm: MikroORM;
@@ -44,18 +38,22 @@ export interface TestBackend {
 }
 
 // Expected business failures (refusals, timeouts) are logged by the SDK as warnings; keep test output readable.
-Runtime.install({ logger: new DefaultLogger('ERROR') });
+/** Tests are quiet unless LOG_LEVEL asks for logs (pino levels: `info`, `warn`, `debug` …). */
+export const testLogLevel = process.env.LOG_LEVEL ?? 'silent';
+const sdkLogLevel =
+  (
+    { trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN' } as Record<
+      string,
+      'TRACE' | 'DEBUG' | 'INFO' | 'WARN'
+    >
+  )[testLogLevel] ?? 'ERROR';
+Runtime.install({
+  logger: new DefaultLogger(sdkLogLevel),
+  // Core's own logs go straight to stderr, at the same level (forwarding them would keep jest from exiting).
+  telemetryOptions: { logging: { filter: { core: sdkLogLevel, other: sdkLogLevel } } },
+});
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-/** The workflow bundle, built once per test file. */
-export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({
-    workflowsPath: workflowsEntryPath(),
-    workflowInterceptorModules: [workflowInterceptorModule],
-    logger: new DefaultLogger('ERROR'),
-  });
-  return bundle;
-}
+export { workflowBundle };
 
 export const uniqueTenant = (prefix: string) => `${prefix}-${randomBytes(3).toString('hex')}`;
 
@@ -101,7 +99,9 @@ export async function startTestBackend(
   const ingestor = new TelemetryIngestor(orm, mqtt, {
     flushIntervalMs: 50,
     vehicleCommands,
-    log: (m) => console.error(m),
+    log: (m) => {
+      if (process.env.LOG_LEVEL) console.error(m);
+    },
   });
   await ingestor.start();
   const dockingIngestor = new DockingIngestor(orm, mqtt, { log: () => undefined });
@@ -144,7 +144,7 @@ export async function startTestBackend(
     workflowBundle: await workflowBundle(),
     observability: createWorkerObservability({
       registry: new Registry(),
-      logger: createLogger('worker', { level: 'error' }),
+      logger: createLogger('worker', { level: process.env.LOG_LEVEL ? testLogLevel : 'error' }),
     }),
   });
   const running = worker.run();

@@ -19,7 +19,7 @@ import {
   revokeFamily,
 } from '../../../db/identity.js';
 import { DomainError } from '../../../domain/errors.js';
-import { assertCalendarDate } from '../../../domain/customer.js';
+import { assertCalendarDate, normaliseName } from '../../../domain/customer.js';
 import {
   assertPasswordRules,
   identityTimings,
@@ -33,7 +33,7 @@ import { hashPassword, verifyPassword } from '../../../platform/passwords.js';
 import { created, defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';
 import { component, Id, Int, Str, StringEnum } from '../../kernel/schemas.js';
 import { signedRequest, type SignedEndpoint } from './signing.js';
-import { CalendarDate } from '../back/customers.js';
+import { CalendarDate } from '../../shared/customer-representation.js';
 
 const Email = Str(254, {
   minLength: 3,
@@ -47,7 +47,11 @@ const Code = Type.String({
   description: 'The 6-digit code that was sent.',
 });
 const Phone = Str(32, { minLength: 4, description: 'International format, e.g. +4915112345678.' });
-const Name = Str(100, { minLength: 1 });
+const Name = Str(100, {
+  minLength: 1,
+  description:
+    'Stored in Unicode NFC, trimmed. Nothing visible left: U130.5 (first name) / U130.6 (last name); bidirectional controls, zero-width or control characters anywhere: 0022.',
+});
 const AcceptTnc = Type.Boolean({
   description:
     'The customer accepts the terms and conditions that apply (those of `branchId`, else the tenant-wide ones). Required to create an account when terms exist.',
@@ -95,6 +99,9 @@ const SigningQuery = Type.Object({
     Str(100, { description: 'client_id of the app whose signing secret signed the request.' }),
   ),
 });
+
+/** What a request the tenant may require to be signed can answer about its signature. */
+const signingErrors = ['SE100', 'SE101', 'SE102'] as const;
 
 type Ctx = RouteContext<unknown, Static<typeof SigningQuery> | Record<string, never>, unknown, unknown>;
 
@@ -242,9 +249,8 @@ async function signInWithCode(ctx: Ctx, flow: CodeSignIn): Promise<CustomerSessi
     const creating = !customer;
     if (!customer) {
       const fields = flow.newAccount();
-      const { firstName, lastName } = flow.names;
-      if (!firstName) throw new DomainError('U130.5');
-      if (!lastName) throw new DomainError('U130.6');
+      const firstName = normaliseName(flow.names.firstName, 'firstName');
+      const lastName = normaliseName(flow.names.lastName, 'lastName');
       customer = await createCustomer(tx, { ...fields, firstName, lastName });
     } else flow.verified(customer);
     await applyTerms(ctx, tx, customer, flow.names.acceptTnc, flow.names.branchId, creating);
@@ -299,20 +305,22 @@ export const customerSignUp = defineRoute({
       headers: { 'Cache-Control': { description: 'Always `no-store`.', schema: Str(20) } },
     },
   },
-  errors: ['AUTH201', 'AUTH206', 'AUTH107', 'U101', 'U601', 'B404', 'A209', 'SE100', 'SE101', 'SE102'],
+  errors: ['AUTH201', 'AUTH206', 'AUTH107', 'U101', 'U130', 'U601', 'B404', 'A209', ...signingErrors],
   async handler(ctx) {
     const { body } = ctx;
     await signed('SIGN_UP', () => body.email)(ctx);
     assertPasswordRules(body.password);
     assertCalendarDate(body.birthDate, 'birthDate');
+    const firstName = normaliseName(body.firstName, 'firstName');
+    const lastName = normaliseName(body.lastName, 'lastName');
     const email = normaliseEmail(body.email);
     const phoneNumber = body.phoneNumber === undefined ? null : normalisePhoneNumber(body.phoneNumber);
     const passwordHash = await hashPassword(body.password);
     const session = await ctx.em.transactional(async (tx) => {
       const customer = await createCustomer(tx, {
         email,
-        firstName: body.firstName,
-        lastName: body.lastName,
+        firstName,
+        lastName,
         phoneNumber,
         birthDate: body.birthDate ?? null,
         passwordHash,
@@ -390,7 +398,7 @@ export const requestEmailCode = defineRoute({
   body: component('CustomerEmailCodeRequest', Type.Object({ email: Email }, { additionalProperties: false })),
   access: { anonymous: 'customers ask for a code before they have an account or token.' },
   responses: { 202: { description: 'Code sent', schema: CodeSent } },
-  errors: ['AUTH225', 'A219', 'SE100', 'SE101', 'SE102'],
+  errors: ['AUTH225', 'A219', ...signingErrors],
   async handler(ctx) {
     await signed('EMAIL_CODE', () => ctx.body.email)(ctx);
     const email = normaliseEmail(ctx.body.email);
@@ -470,7 +478,7 @@ export const requestPhoneCode = defineRoute({
   ),
   access: { anonymous: 'customers ask for a code before they have an account or token.' },
   responses: { 202: { description: 'Code sent', schema: CodeSent } },
-  errors: ['AUTH107', 'AUTH203', 'A211', 'SE100', 'SE101', 'SE102'],
+  errors: ['AUTH107', 'AUTH203', 'A211', ...signingErrors],
   async handler(ctx) {
     await signed('PHONE_CODE', () => ctx.body.phoneNumber)(ctx);
     const phoneNumber = normalisePhoneNumber(ctx.body.phoneNumber);
@@ -635,7 +643,7 @@ export const requestPasswordReset = defineRoute({
   query: SigningQuery,
   access: { anonymous: 'customers who forgot their password have no token.' },
   responses: { 202: { description: 'Code sent (if the address has an account)', schema: CodeSent } },
-  errors: ['AUTH225', 'A219', 'SE100', 'SE101', 'SE102'],
+  errors: ['AUTH225', 'A219', ...signingErrors],
   async handler(ctx) {
     await signed('PASSWORD_RESET', () => ctx.params.email)(ctx);
     const email = normaliseEmail(ctx.params.email);
@@ -717,7 +725,7 @@ export const resendEmailVerification = defineRoute({
   query: SigningQuery,
   access: { anonymous: 'verification links are opened from mail apps without a token.' },
   responses: { 202: { description: 'Code sent (if the address awaits verification)', schema: CodeSent } },
-  errors: ['AUTH225', 'A209', 'SE100', 'SE101', 'SE102'],
+  errors: ['AUTH225', 'A209', ...signingErrors],
   async handler(ctx) {
     await signed('EMAIL_VERIFICATION', () => ctx.params.email)(ctx);
     const email = normaliseEmail(ctx.params.email);

@@ -207,6 +207,24 @@ const AreaTypeWrite = component(
   ),
 );
 
+const AreaTypePatch = component(
+  'AreaTypePatch',
+  Type.Object(
+    {
+      name: Type.Optional(AreaTypeWrite.properties.name),
+      description: AreaTypeWrite.properties.description,
+      style: Type.Optional(AreaTypeStyle),
+      policyTypes: Type.Optional(AreaTypeWrite.properties.policyTypes),
+      tags: AreaTypeWrite.properties.tags,
+    },
+    {
+      additionalProperties: false,
+      minProperties: 1,
+      description: 'The fields of AreaTypeWrite to change; the others keep their values.',
+    },
+  ),
+);
+
 const AreaIdParams = Type.Object({ areaId: Uuid() });
 const AreaTypeIdParams = Type.Object({ areaTypeId: Uuid() });
 
@@ -267,6 +285,29 @@ function checkArea(body: Static<typeof AreaWrite>, type: AreaType): AreaPolicy[]
   const inconsistency = policiesProblem(policies);
   if (inconsistency) throw new DomainError('AREA101', inconsistency);
   return policies;
+}
+
+/**
+ * Writes an area type's new fields, as PUT and PATCH share it: a read-only type is refused (AT410), and so
+ * is removing a policy type that an area of this type still uses (AT411).
+ */
+async function changeAreaType(
+  em: EntityManager,
+  type: AreaType,
+  next: Pick<AreaType, 'name' | 'description' | 'style' | 'policyTypes' | 'tags'>,
+): Promise<void> {
+  if (type.readOnly) throw new DomainError('AT410');
+  const removed = type.policyTypes.filter((policyType) => !next.policyTypes.includes(policyType));
+  if (removed.length) {
+    const areas = await em.find(Area, { areaType: type.id });
+    const stillUsed = removed.filter((policyType) =>
+      areas.some((area) => area.policies.some((policy) => policy.type === policyType)),
+    );
+    if (stillUsed.length)
+      throw new DomainError('AT411', `areas of this type still use ${stillUsed.join(', ')}`);
+  }
+  Object.assign(type, next);
+  await em.flush();
 }
 
 /** Area types are tenant-wide display configuration: writing them needs AREA_TYPE_MANAGE somewhere. */
@@ -546,24 +587,42 @@ export const updateAreaType = defineRoute({
     await authorizeAreaTypeWrite(ctx);
     const { em, body, params } = ctx;
     const type = await loadAreaType(em, params.areaTypeId);
-    if (type.readOnly) throw new DomainError('AT410');
-    const removed = type.policyTypes.filter((policyType) => !body.policyTypes.includes(policyType));
-    if (removed.length) {
-      const areas = await em.find(Area, { areaType: type.id });
-      const stillUsed = removed.filter((policyType) =>
-        areas.some((area) => area.policies.some((policy) => policy.type === policyType)),
-      );
-      if (stillUsed.length)
-        throw new DomainError('AT411', `areas of this type still use ${stillUsed.join(', ')}`);
-    }
-    Object.assign(type, {
+    await changeAreaType(em, type, {
       name: body.name,
       description: body.description ?? null,
       style: body.style,
       policyTypes: body.policyTypes,
       tags: body.tags ?? [],
     });
-    await em.flush();
+    return ok(await toAreaTypeDto(em, type));
+  },
+});
+
+export const patchAreaType = defineRoute({
+  operationId: 'patchAreaType',
+  method: 'patch',
+  path: '/areatypes/{areaTypeId}',
+  interface: 'back',
+  summary: 'Change some fields of an area type',
+  description:
+    'The fields given replace their values (`description: null` clears it); the others stay. As with PUT, a policy type still used by an area of this type cannot be removed (AT411) and a read-only type cannot change (AT410).',
+  tags,
+  params: AreaTypeIdParams,
+  body: AreaTypePatch,
+  access: { anyCaller: 'the handler requires AREA_TYPE_MANAGE (a tenant-wide grant) before writing.' },
+  responses: { 200: { description: 'The area type', schema: AreaTypeSchema } },
+  errors: ['AUTH002', 'AT404', 'AT410', 'AT411'],
+  async handler(ctx) {
+    await authorizeAreaTypeWrite(ctx);
+    const { em, body, params } = ctx;
+    const type = await loadAreaType(em, params.areaTypeId);
+    await changeAreaType(em, type, {
+      name: body.name ?? type.name,
+      description: body.description !== undefined ? body.description : (type.description ?? null),
+      style: body.style ?? type.style,
+      policyTypes: body.policyTypes ?? type.policyTypes,
+      tags: body.tags ?? type.tags,
+    });
     return ok(await toAreaTypeDto(em, type));
   },
 });
@@ -602,5 +661,6 @@ export const areaRoutes = [
   getAreaType,
   createAreaType,
   updateAreaType,
+  patchAreaType,
   deleteAreaType,
 ];

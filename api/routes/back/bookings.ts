@@ -1,219 +1,44 @@
 // The operator's bookings: list with the spec's filters, create (ignoreTimeConstraints is privileged),
 // detail, update, pickup into a rental, approval, cancellation, delivery and the billing overview. Every
 // change runs as an update of the booking's workflow (workflows/booking.ts), which answers once it is
-// recorded; see docs/bookings.md.
-import { Type, type Static, type TObject } from '@sinclair/typebox';
-import type { EntityManager } from '@mikro-orm/postgresql';
+// recorded; the representation and the commands the app shares are in api/shared/booking-*.ts. See
+// docs/bookings.md.
+import { Type } from '@sinclair/typebox';
 import { Booking } from '../../../db/entities/Booking.js';
 import { Customer } from '../../../db/entities/Customer.js';
 import { Invoice } from '../../../db/entities/Invoice.js';
 import { InvoiceLine } from '../../../db/entities/InvoiceLine.js';
-import { UserGroup } from '../../../db/entities/UserGroup.js';
-import { VehicleCategory } from '../../../db/entities/VehicleCategory.js';
-import { bookingStationOf } from '../../../db/booking-availability.js';
-import { bookingSettingsOf } from '../../../db/booking-lifecycle.js';
 import { branchWithDescendants } from '../../../db/branches.js';
-import { pricedVersion, taxContextOf } from '../../../db/pricing.js';
-import { DomainError, type ErrorCode } from '../../../domain/errors.js';
-import {
-  bookingDirections,
-  bookingRentalTypes,
-  bookingStates,
-  bookingTypes,
-  bookingApprovalStates,
-  bookingWindowRefusal,
-  terminalBookingStates,
-} from '../../../domain/booking.js';
-import { bookingCancellation } from '../../../domain/pricing.js';
-import { startRequirementCodes } from '../../../domain/rental-requirements.js';
-import {
-  awaitBookingUpdate,
-  bookingApprovalUpdate,
-  bookingWorkflowId,
-  bookingWorkflowStartOptions,
-  cancelBookingUpdate,
-  deliverBookingUpdate,
-  pickupBookingUpdate,
-  updateBookingUpdate,
-  BOOKING_WORKFLOW_TYPE,
-  type BookingRequest,
-} from '../../../workflows/booking.messages.js';
-import { awaitReservationUpdate, rentalWorkflowId } from '../../../workflows/rental.messages.js';
-import { checkBusinessContext } from '../../rental-creation.js';
-import { Price, PriceV3, PriceV4, PricingVersionRef } from '../pricing-estimates.js';
+import { DomainError } from '../../../domain/errors.js';
+import { bookingDirections, bookingStates } from '../../../domain/booking.js';
+import { bookingApprovalUpdate, deliverBookingUpdate } from '../../../workflows/booking.messages.js';
+import { PriceV4, PricingVersionRef } from '../../shared/pricing-estimates.js';
 import { created, defineRoute, linksById, ok, type RouteContext } from '../../kernel/route.js';
+import { clampedInstant, component, DateTime, Id, Nullable, Str, StringEnum } from '../../kernel/schemas.js';
 import {
-  clampedInstant,
-  component,
-  DateTime,
-  Id,
-  Int,
-  Nullable,
-  Position,
-  Str,
-  StringEnum,
-} from '../../kernel/schemas.js';
-import type { ApiServices } from '../../kernel/mount.js';
+  BookingState,
+  BookingSchema,
+  bookingOf,
+  bookingPopulate,
+  CancellationInformation,
+  reloadBooking,
+  toBookingDto,
+} from '../../shared/booking-representation.js';
+import {
+  assertBookingRunning,
+  bookingCreationErrors,
+  bookingCreationFields,
+  bookingPickupErrors,
+  bookingUpdateErrors,
+  bookingUpdateFields,
+  bookingWorkflow,
+  cancelBooking,
+  createBooking,
+  pickupBooking,
+  updateBooking,
+} from '../../shared/booking-commands.js';
 
 const tags = ['Bookings'];
-
-export const BookingState = component('BookingState', StringEnum(bookingStates));
-
-const CancellationInformation = component(
-  'BookingCancellationInformation',
-  Type.Object(
-    {
-      cancellable: Type.Boolean({ description: 'Whether the pricing lets the customer cancel at all.' }),
-      freeCancellationDeadline: DateTime({ description: 'Cancelling before this is free.' }),
-      estimatedFee: Type.String({
-        description: 'Fee if cancelled now (decimal string); present even when not cancellable.',
-      }),
-    },
-    { additionalProperties: false },
-  ),
-);
-
-export const BookingSchema = component(
-  'Booking',
-  Type.Object(
-    {
-      id: Id(),
-      state: BookingState,
-      approvalState: Nullable(StringEnum(bookingApprovalStates)),
-      rejectionReason: Nullable(Type.String()),
-      type: StringEnum(bookingTypes),
-      rentalType: StringEnum(bookingRentalTypes),
-      guserId: Id({ description: 'The customer.' }),
-      branchId: Id({ description: 'Start station.' }),
-      endBranchId: Id({ description: 'Return station (the start station for a round trip).' }),
-      vehicleCategoryId: Id(),
-      vehicleId: Nullable(Id({ description: 'Delivered vehicle; null until delivery.' })),
-      startTime: DateTime(),
-      endTime: DateTime(),
-      startStationCooldown: Type.Integer({ minimum: 0, description: 'Minutes before the start.' }),
-      endStationCooldown: Type.Integer({ minimum: 0, description: 'Minutes after the end.' }),
-      startPosition: Nullable(Position),
-      startPositionRadius: Nullable(Type.Integer({ minimum: 0, description: 'Metres (FLOATING).' })),
-      userGroupId: Nullable(Id()),
-      costCenterId: Nullable(Id()),
-      reason: Nullable(Type.String()),
-      additions: Type.Array(Type.String()),
-      pricingBundleId: Nullable(Id()),
-      pricingBundleVersion: Nullable(PricingVersionRef),
-      price: Nullable(Price),
-      priceV3: Nullable(PriceV3),
-      priceV4: Nullable(PriceV4),
-      estimatedPrice: Nullable(
-        Type.String({ description: 'Estimated total of the window (final price once the booking ended).' }),
-      ),
-      cancellationInformation: Nullable(CancellationInformation),
-      notes: Nullable(Type.String()),
-      externalReference: Nullable(Type.String()),
-      annotations: Type.Array(Type.String()),
-      ratingDescription: Nullable(Type.String()),
-      checkedInAt: Nullable(DateTime()),
-      pickedUpAt: Nullable(DateTime()),
-      returnedAt: Nullable(DateTime()),
-      overdueSince: Nullable(DateTime()),
-      canceledAt: Nullable(DateTime()),
-      cancellationReason: Nullable(Type.String()),
-      cancellationFeeWaived: Type.Boolean(),
-      rentalId: Nullable(Id({ description: 'The rental the pickup started.' })),
-      invoiceId: Nullable(Id({ description: 'The trip, cancellation or no-show invoice.' })),
-      workflowId: Type.String({ description: 'Id of the booking workflow in the Temporal UI.' }),
-      createdBy: Nullable(Type.String()),
-      createdAt: DateTime(),
-      updatedAt: DateTime(),
-    },
-    { additionalProperties: false },
-  ),
-);
-
-type BookingDto = Static<typeof BookingSchema>;
-
-const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
-
-/** Relations every booking DTO needs (the pinned version's bundle and the station's business unit for the terms). */
-export const bookingPopulate = ['pricingBundleVersion.bundle', 'branch.businessUnit'] as const;
-
-/** The API's booking representation (the `Booking` schema), shared by both interfaces. */
-export function toBookingDto(booking: Booking, nowMs = Date.now()): BookingDto {
-  const version = booking.pricingBundleVersion;
-  const terms =
-    version && booking.branch.businessUnit
-      ? bookingCancellation(
-          pricedVersion(version.bundle, version),
-          booking.startTime.getTime(),
-          nowMs,
-          taxContextOf(booking.branch.businessUnit),
-        )
-      : null;
-  return {
-    id: booking.id,
-    state: booking.state,
-    approvalState: booking.approvalState ?? null,
-    rejectionReason: booking.rejectionReason ?? null,
-    type: booking.type,
-    rentalType: booking.rentalType,
-    guserId: booking.customer.id,
-    branchId: booking.branch.id,
-    endBranchId: booking.endBranch.id,
-    vehicleCategoryId: booking.vehicleCategory.id,
-    vehicleId: booking.vehicle?.id ?? null,
-    startTime: booking.startTime.toISOString(),
-    endTime: booking.endTime.toISOString(),
-    startStationCooldown: booking.startStationCooldown,
-    endStationCooldown: booking.endStationCooldown,
-    startPosition: booking.startPosition ?? null,
-    startPositionRadius: booking.startPositionRadius ?? null,
-    userGroupId: booking.userGroup?.id ?? null,
-    costCenterId: booking.costCenter?.id ?? null,
-    reason: booking.reason ?? null,
-    additions: [...booking.additions],
-    pricingBundleId: version?.bundle.id ?? null,
-    pricingBundleVersion: version
-      ? {
-          pricingBundleId: version.bundle.id,
-          pricingBundleVersionId: version.id,
-          version: version.version,
-          name: version.bundle.name,
-        }
-      : null,
-    price: booking.price ?? null,
-    priceV3: booking.priceV3 ?? null,
-    priceV4: booking.priceV4 ?? null,
-    estimatedPrice: booking.price?.total ?? null,
-    cancellationInformation: terms,
-    notes: booking.notes ?? null,
-    externalReference: booking.externalReference ?? null,
-    annotations: [...booking.annotations],
-    ratingDescription: booking.ratingDescription ?? null,
-    checkedInAt: iso(booking.checkedInAt),
-    pickedUpAt: iso(booking.pickedUpAt),
-    returnedAt: iso(booking.returnedAt),
-    overdueSince: iso(booking.overdueSince),
-    canceledAt: iso(booking.canceledAt),
-    cancellationReason: booking.cancellationReason ?? null,
-    cancellationFeeWaived: booking.cancellationFeeWaived,
-    rentalId: booking.rental?.id ?? null,
-    invoiceId: booking.invoice?.id ?? null,
-    workflowId: booking.workflowId,
-    createdBy: booking.createdBy ?? null,
-    createdAt: booking.createdAt.toISOString(),
-    updatedAt: booking.updatedAt.toISOString(),
-  };
-}
-
-/** Loads a booking with what its DTO needs; B300 when the tenant has no such booking. */
-export async function loadBooking(em: EntityManager, bookingId: number): Promise<Booking> {
-  const booking = await em.findOne(Booking, bookingId, { populate: bookingPopulate });
-  if (!booking) throw new DomainError('B300', `booking ${bookingId} not found`);
-  return booking;
-}
-
-/** The booking of the path, loaded once per request (the access check and the handler share it). */
-export const bookingOf = (ctx: RouteContext<{ bookingId: number }>) =>
-  ctx.once('booking', () => loadBooking(ctx.em, ctx.params.bookingId));
 
 /** The start station of the booking of the path: where its permissions are checked. */
 const bookingBranch = async (ctx: RouteContext<{ bookingId: number }>) => (await bookingOf(ctx)).branch.id;
@@ -224,258 +49,6 @@ const onTheBooking = (permission: string) => ({
   branchOf: 'the booking (start station)',
   branch: bookingBranch,
 });
-
-/** The booking workflow of a booking. */
-export const bookingWorkflow = (ctx: RouteContext, bookingId: number) =>
-  ctx.services.temporal.workflow.getHandle(bookingWorkflowId(ctx.tenant, bookingId));
-
-/** Reloads a booking after its workflow changed it. */
-export const reloadBooking = async (ctx: RouteContext, bookingId: number) =>
-  toBookingDto(await loadBooking(ctx.em.fork(), bookingId));
-
-/** Refuses an operation on a booking that ended, before reaching its (finished) workflow. */
-export function assertBookingRunning(booking: Booking): void {
-  if (terminalBookingStates.includes(booking.state))
-    throw new DomainError('B304', `the booking is ${booking.state}`);
-}
-
-/** Fields of a creation common to both interfaces. */
-export const bookingCreationFields = {
-  branchId: Id({ description: 'Start station (a booking station).' }),
-  endBranchId: Type.Optional(Id({ description: 'Return station; default: the start station.' })),
-  vehicleCategoryId: Id(),
-  startTime: DateTime(),
-  endTime: DateTime(),
-  type: Type.Optional(StringEnum(bookingTypes, { default: 'STATION' })),
-  startPosition: Type.Optional(Position),
-  startPositionRadius: Type.Optional(Int(0, 100_000, { description: 'Metres (FLOATING).' })),
-  additions: Type.Optional(Type.Array(Str(64, { minLength: 1 }), { maxItems: 20 })),
-  pricingBundleId: Type.Optional(Id({ description: 'A BOOKING bundle; default: the one assigned.' })),
-  userGroupId: Type.Optional(Id({ description: 'Business account of a business booking.' })),
-  userGroupCode: Type.Optional(
-    Str(64, { minLength: 1, deprecated: true, description: 'Deprecated: use userGroupId.' }),
-  ),
-  costCenterId: Type.Optional(Id()),
-  reason: Type.Optional(Str(500, { minLength: 1 })),
-  externalReference: Type.Optional(Str(200)),
-  bookingRequest: Type.Optional(
-    Type.Boolean({ default: false, description: 'Create as a request awaiting approval.' }),
-  ),
-};
-
-/** Codes a creation may answer (request checks, the first activity's refusals, the business context). */
-export const bookingCreationErrors = [
-  'B301',
-  'B302',
-  'B303',
-  'B309',
-  'B315',
-  'B404',
-  'S100',
-  'S101',
-  'V404',
-  'VC404',
-  'U106',
-  'U131',
-  'UG404',
-  'R190',
-  'R191',
-  'R192',
-  'ODP100',
-  'ODP104',
-  'ODP106',
-  'ODP110',
-  'ODP111',
-] as const satisfies readonly ErrorCode[];
-
-/** The body of a creation as both interfaces accept it. */
-type CreationBody = Static<TObject<typeof bookingCreationFields>>;
-
-/** What a creation asks for once the caller's rights are checked. */
-export interface BookingCreation {
-  customerId: number;
-  requestedBy: string;
-  body: CreationBody & {
-    vehicleId?: number;
-    notes?: string;
-    annotations?: string[];
-  };
-  ignoreTimeConstraints: boolean;
-}
-
-/** The business account a deprecated userGroupCode names (UG404 when none). */
-async function groupIdOfCode(em: EntityManager, code: string): Promise<number> {
-  const group = await em.findOne(UserGroup, { code });
-  if (!group) throw new DomainError('UG404', `business account ${code} not found`);
-  return group.id;
-}
-
-/**
- * Creates a booking through its workflow: checks the business context, allocates the id, starts the
- * workflow and waits until the booking is recorded (or refused), then reloads the row.
- */
-export async function createBooking(
-  em: EntityManager,
-  services: Pick<ApiServices, 'temporal' | 'taskQueue'>,
-  tenant: string,
-  creation: BookingCreation,
-): Promise<Booking> {
-  const { body } = creation;
-  const userGroupId =
-    body.userGroupId ?? (body.userGroupCode ? await groupIdOfCode(em, body.userGroupCode) : undefined);
-  const business = await checkBusinessContext(em, creation.customerId, {
-    userGroupId,
-    costCenterId: body.costCenterId,
-    reason: body.reason,
-  });
-  // Cheap refusals before a workflow starts (the first activity checks all of it again, authoritatively).
-  const settings = await bookingSettingsOf(em, tenant, body.branchId);
-  const refused = bookingWindowRefusal(
-    { startMs: Date.parse(body.startTime), endMs: Date.parse(body.endTime) },
-    Date.now(),
-    settings,
-    { ignoreTimeConstraints: creation.ignoreTimeConstraints },
-  );
-  if (refused) throw new DomainError(refused.code, refused.reason);
-  if (!(await em.findOne(VehicleCategory, body.vehicleCategoryId)))
-    throw new DomainError('VC404', `vehicle category ${body.vehicleCategoryId} not found`);
-  await bookingStationOf(em, body.branchId, body.vehicleCategoryId);
-  const [{ id: bookingId }] = await em.execute<[{ id: number }]>(
-    `select nextval('booking_id_seq')::int as id`,
-  );
-  const request: BookingRequest = {
-    customerId: creation.customerId,
-    requestedBy: creation.requestedBy,
-    type: body.type ?? 'STATION',
-    rentalType: business.userGroupId ? 'BUSINESS' : 'PRIVATE',
-    branchId: body.branchId,
-    endBranchId: body.endBranchId,
-    vehicleCategoryId: body.vehicleCategoryId,
-    vehicleId: body.vehicleId,
-    startTime: body.startTime,
-    endTime: body.endTime,
-    startPosition: body.startPosition,
-    startPositionRadius: body.startPositionRadius,
-    additions: body.additions,
-    pricingBundleId: body.pricingBundleId,
-    ...business,
-    notes: body.notes,
-    externalReference: body.externalReference,
-    annotations: body.annotations,
-    bookingRequest: body.bookingRequest ?? false,
-    ignoreTimeConstraints: creation.ignoreTimeConstraints,
-  };
-  const handle = await services.temporal.workflow.start(
-    BOOKING_WORKFLOW_TYPE,
-    bookingWorkflowStartOptions({ tenant, bookingId, request }, services.taskQueue),
-  );
-  await handle.executeUpdate(awaitBookingUpdate);
-  return loadBooking(em.fork(), bookingId);
-}
-
-/** Codes a pickup may answer: the booking's checks, then the reservation and start of its rental. */
-export const bookingPickupErrors = [
-  'B300',
-  'B304',
-  'B305',
-  'B310',
-  'B311',
-  'B312',
-  'B313',
-  ...Object.values(startRequirementCodes),
-  'RQ100',
-  'U106',
-  'U131',
-  'R102',
-  'R103',
-  'R104',
-  'R170',
-  'R173',
-  'ODP104',
-] as const satisfies readonly ErrorCode[];
-
-/**
- * Picks a booking up: the workflow checks it and starts the rental workflow of the delivered vehicle
- * (started at once); this waits until the rental's reservation (and start) is recorded or refused.
- */
-export async function pickupBooking(
-  ctx: RouteContext,
-  booking: Booking,
-  rentalAuthOverride: boolean,
-): Promise<BookingDto> {
-  assertBookingRunning(booking);
-  const snapshot = await bookingWorkflow(ctx, booking.id).executeUpdate(pickupBookingUpdate, {
-    args: [{ requestedBy: ctx.actor, rentalAuthOverride }],
-  });
-  if (snapshot.pickupRentalId !== undefined)
-    await ctx.services.temporal.workflow
-      .getHandle(rentalWorkflowId(ctx.tenant, snapshot.pickupRentalId))
-      .executeUpdate(awaitReservationUpdate);
-  return reloadBooking(ctx, booking.id);
-}
-
-/** Cancels a booking through its workflow (both interfaces). */
-export async function cancelBooking(
-  ctx: RouteContext,
-  booking: Booking,
-  request: { waiveCancellationFee: boolean; reason?: string; enforceCancellable: boolean },
-): Promise<BookingDto> {
-  assertBookingRunning(booking);
-  await bookingWorkflow(ctx, booking.id).executeUpdate(cancelBookingUpdate, {
-    args: [{ requestedBy: ctx.actor, ...request }],
-  });
-  return reloadBooking(ctx, booking.id);
-}
-
-/** Fields an update may change (both interfaces; operators may change more). */
-export const bookingUpdateFields = {
-  startTime: Type.Optional(DateTime()),
-  endTime: Type.Optional(DateTime()),
-  vehicleCategoryId: Type.Optional(Id({ description: 'A new category resets the additions.' })),
-  endBranchId: Type.Optional(Id()),
-  additions: Type.Optional(Type.Array(Str(64, { minLength: 1 }), { maxItems: 20 })),
-  pricingBundleId: Type.Optional(
-    Nullable(Id({ description: 'null: back to the default bundle (noted in annotations).' })),
-  ),
-  costCenterId: Type.Optional(Nullable(Id())),
-  reason: Type.Optional(Nullable(Str(500))),
-  externalReference: Type.Optional(Nullable(Str(200))),
-};
-
-export const bookingUpdateErrors = [
-  'B300',
-  'B301',
-  'B302',
-  'B303',
-  'B304',
-  'B312',
-  'B313',
-  'B315',
-  'B404',
-  'S100',
-  'S101',
-  'VC404',
-  'R191',
-  'ODP100',
-  'ODP104',
-  'ODP106',
-  'ODP110',
-  'ODP111',
-] as const satisfies readonly ErrorCode[];
-
-/** Updates a booking through its workflow (both interfaces). */
-export async function updateBooking(
-  ctx: RouteContext,
-  booking: Booking,
-  changes: Record<string, unknown>,
-  ignoreTimeConstraints: boolean,
-): Promise<BookingDto> {
-  assertBookingRunning(booking);
-  await bookingWorkflow(ctx, booking.id).executeUpdate(updateBookingUpdate, {
-    args: [{ requestedBy: ctx.actor, changes, ignoreTimeConstraints }],
-  });
-  return reloadBooking(ctx, booking.id);
-}
 
 const BookingIdParams = Type.Object({ bookingId: Id() });
 

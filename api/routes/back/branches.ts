@@ -12,10 +12,9 @@ import { DomainError } from '../../../domain/errors.js';
 import { created, defineRoute, ok, type RouteContext } from '../../kernel/route.js';
 import { component, Id, Nullable, Str, StringEnum } from '../../kernel/schemas.js';
 import { orderBy } from '../../paging.js';
+import { BranchState, ContactInfo, likePattern } from '../../shared/branch-representation.js';
 
 const tags = ['Branches'];
-
-export const BranchState = component('BranchState', StringEnum(branchStates));
 
 /** A currency code (ISO 4217). */
 export const CurrencyCode = Str(3, { pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code.' });
@@ -36,20 +35,6 @@ export function assertTimeZone(timeZoneId: string | undefined): void {
 
 /** An IANA time zone name. */
 export const TimeZoneId = Str(64, { pattern: '^[A-Za-z_]+(/[A-Za-z0-9_+-]+){0,2}$|^UTC$' });
-
-export const ContactInfo = component(
-  'ContactInfo',
-  Type.Object(
-    {
-      email: Type.Optional(Str(254)),
-      phoneNumber: Type.Optional(Str(32)),
-      website: Type.Optional(Str(500)),
-      address: Type.Optional(Str(300)),
-      openingHours: Type.Optional(Str(300)),
-    },
-    { additionalProperties: false },
-  ),
-);
 
 /** Legacy display geometry: any GeoJSON object (read-only). */
 const LegacyGeometry = Nullable(
@@ -222,9 +207,6 @@ export async function visibleBranchIds(ctx: RouteContext, permission: string): P
     ctx.holds({ permission, branchId }),
   );
 }
-
-/** An ILIKE pattern matching the text anywhere, its wildcards escaped. */
-export const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** Name or code containing the text, case-insensitively. */
 export const searchCondition = (text: string | undefined) =>

@@ -11,9 +11,9 @@ import { DomainError } from '../../../domain/errors.js';
 import { created, defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';
 import { component, Id, Int, Nullable, Str, ScalarProperties } from '../../kernel/schemas.js';
 import { orderBy } from '../../paging.js';
+import { ContactInfo } from '../../shared/branch-representation.js';
 import {
   assertTimeZone,
-  ContactInfo,
   inRequestTransaction,
   CurrencyCode,
   PercentageString,
@@ -328,18 +328,19 @@ export const deleteBusinessUnit = defineRoute({
   interface: 'back',
   summary: 'Delete an unreferenced business unit',
   description:
-    'Refused with B102 while anything references the unit: branches, customers (home unit) or any other record. Role assignments on the unit are deleted with it.',
+    'Needs what creating a unit needs: BUSINESS_UNIT_CREATE on some business unit of the tenant (a tenant-wide finance grant), so whoever may create a unit may remove it again. Refused with B102 while anything references the unit: branches, customers (home unit) or any other record. Role assignments on the unit are deleted with it.',
   tags,
   params: BusinessUnitIdParams,
   access: {
-    permission: 'BUSINESS_UNIT_MANAGE',
-    businessUnitOf: 'the path',
-    businessUnit: (ctx) => ctx.params.businessUnitId,
+    anyCaller:
+      'the handler requires BUSINESS_UNIT_CREATE on some business unit of the tenant, as creation does.',
   },
   responses: { 204: { description: 'Deleted' } },
-  errors: ['B102'],
+  errors: ['AUTH002', 'B405', 'B102'],
   async handler(ctx) {
     const { em, params } = ctx;
+    if (!(await ctx.holds({ permission: 'BUSINESS_UNIT_CREATE' })))
+      throw new DomainError('AUTH002', 'missing permission BUSINESS_UNIT_CREATE');
     const unit = await loadUnit(em, params.businessUnitId);
     // The database knows every reference (foreign keys), including those of other domains. Grants on
     // the unit are no business reference: they go with it, in the same transaction.

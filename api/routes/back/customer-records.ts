@@ -13,7 +13,7 @@ import { created, defineRoute, ok, type RouteContext } from '../../kernel/route.
 import { effectiveSetting } from '../../../db/settings.js';
 import { ConfiguredCreditCheckProvider, CREDIT_CHECK_SETTING_KEY } from '../../../platform/credit-check.js';
 import { component, DateTime, Id, Int, Nullable, StringEnum } from '../../kernel/schemas.js';
-import { CustomerSummary, toCustomerSummary } from './customers.js';
+import { CustomerSummary, toCustomerSummary } from '../../shared/customer-representation.js';
 
 const PaymentSourceSchema = component(
   'PaymentSource',

@@ -1,5 +1,5 @@
 // Operator customer tools: search, details per branch, terms acceptance, memberships.
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { CreditRating } from '../../../db/entities/CreditRating.js';
 import { Customer } from '../../../db/entities/Customer.js';
 import { GroupMembership } from '../../../db/entities/GroupMembership.js';
@@ -10,97 +10,23 @@ import { DomainError } from '../../../domain/errors.js';
 import {
   licenseVerificationStates,
   paymentStates,
-  termsAcceptanceStates,
   assertCalendarDate,
   type TermsAcceptanceState,
 } from '../../../domain/customer.js';
 import { branchAncestry } from '../../../db/branches.js';
+import { authorizeOnBranchOrAnywhere } from '../../authorization.js';
 import { defineRoute, ok } from '../../kernel/route.js';
-import { component, DateTime, Id, Nullable, Str, StringEnum } from '../../kernel/schemas.js';
-
-/** A calendar date between 1900 and 2099 (PostgreSQL has no year 0; nobody alive was born before 1900). */
-export const CalendarDate = (options: Record<string, unknown> = {}) =>
-  Type.String({
-    format: 'date',
-    pattern: '^(19|20)[0-9]{2}-[0-9]{2}-[0-9]{2}$',
-    maxLength: 10,
-    ...options,
-  });
-
-/** The postal address fields of a customer or business account, null where unknown. */
-export function addressOf(holder: {
-  street?: string | null;
-  houseNumber?: string | null;
-  addressAddition?: string | null;
-  postcode?: string | null;
-  city?: string | null;
-  country?: string | null;
-}) {
-  return {
-    street: holder.street ?? null,
-    houseNumber: holder.houseNumber ?? null,
-    addressAddition: holder.addressAddition ?? null,
-    postcode: holder.postcode ?? null,
-    city: holder.city ?? null,
-    country: holder.country ?? null,
-  };
-}
-
-/**
- * The filter of a `searchText`: the start of first name, last name, e-mail or phone number (LIKE
- * wildcards in the text are taken literally).
- */
-export function customerTextFilter(searchText: string) {
-  const prefix = `${searchText.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  return {
-    $or: [
-      { firstName: { $ilike: prefix } },
-      { lastName: { $ilike: prefix } },
-      { email: { $ilike: prefix } },
-      { phoneNumber: { $like: prefix } },
-    ],
-  };
-}
+import { component, Id, Nullable, Str, StringEnum } from '../../kernel/schemas.js';
+import {
+  CalendarDate,
+  addressOf,
+  customerTextFilter,
+  TermsAcceptanceStateSchema,
+  CustomerSummary,
+  toCustomerSummary,
+} from '../../shared/customer-representation.js';
 
 const VerificationState = component('VerificationState', StringEnum(licenseVerificationStates));
-export const TermsAcceptanceStateSchema = component(
-  'TermsAndConditionsAcceptanceState',
-  StringEnum(termsAcceptanceStates),
-);
-
-export const CustomerSummary = component(
-  'CustomerSummary',
-  Type.Object(
-    {
-      id: Id(),
-      email: Type.String(),
-      firstName: Type.String(),
-      lastName: Type.String(),
-      phoneNumber: Nullable(Type.String()),
-      birthDate: Nullable(Type.String({ format: 'date' })),
-      isBlocked: Type.Boolean(),
-      signupSettled: Type.Boolean(),
-      createdAt: DateTime(),
-    },
-    { additionalProperties: false },
-  ),
-);
-
-/** The operator's summary of a customer. */
-export function toCustomerSummary(customer: Customer): Static<typeof CustomerSummary> {
-  return {
-    id: customer.id,
-    email: customer.email,
-    firstName: customer.firstName,
-    lastName: customer.lastName,
-    phoneNumber: customer.phoneNumber ?? null,
-    birthDate: customer.birthDate ?? null,
-    isBlocked: customer.isBlocked,
-    signupSettled: customer.signupSettled,
-    createdAt: customer.createdAt.toISOString(),
-  };
-}
-
 const CustomerDetails = component(
   'CustomerDetails',
   Type.Object(
@@ -160,7 +86,7 @@ async function customerOrFail(em: Parameters<typeof termsStateOf>[0], id: number
   return customer;
 }
 
-/** `GET /customers`: search; customers are tenant-wide, so CUSTOMER_READ on the branch given is enough. */
+/** `GET /customers`: search; customers are tenant-wide, so CUSTOMER_READ on the branch given, or on any, is enough. */
 export const searchCustomers = defineRoute({
   operationId: 'searchCustomers',
   method: 'get',
@@ -168,10 +94,12 @@ export const searchCustomers = defineRoute({
   interface: 'back',
   summary: 'Search customers',
   description:
-    'Filters combine (AND): exact `email` (case-insensitive), `birthDateFrom`/`birthDateTo` (inclusive), `signupSettled`, and `searchText` (prefix of first name, last name, e-mail or phone). Customers belong to the tenant, not to a branch: `branchId` is the branch the caller holds CUSTOMER_READ on. Sorted by id.',
+    'Filters combine (AND): exact `email` (case-insensitive), `birthDateFrom`/`birthDateTo` (inclusive), `signupSettled`, and `searchText` (prefix of first name, last name, e-mail or phone). Customers belong to the tenant, not to a branch, so the list is the same with or without `branchId`: with it, the caller needs CUSTOMER_READ on that branch; without it, CUSTOMER_READ on some branch of the tenant. Sorted by id.',
   tags: ['Customers'],
   query: Type.Object({
-    ...BranchQuery.properties,
+    branchId: Type.Optional(
+      Id({ description: 'Branch the caller acts in (permission scope); optional, the list is tenant-wide.' }),
+    ),
     email: Type.Optional(Str(254, { minLength: 1 })),
     birthDateFrom: Type.Optional(CalendarDate()),
     birthDateTo: Type.Optional(CalendarDate()),
@@ -180,13 +108,14 @@ export const searchCustomers = defineRoute({
   }),
   paged: { defaultSize: 20 },
   access: {
-    permission: 'CUSTOMER_READ',
-    branchOf: 'the `branchId` query parameter',
-    branch: (ctx) => ctx.query.branchId,
+    anyCaller:
+      'the handler requires CUSTOMER_READ on `branchId` when given, else on some branch of the tenant.',
   },
   responses: { 200: { description: 'Matching customers', schema: Type.Array(CustomerSummary) } },
-  errors: [],
-  async handler({ em, query, page }) {
+  errors: ['AUTH002', 'B404'],
+  async handler(ctx) {
+    const { em, query, page } = ctx;
+    await authorizeOnBranchOrAnywhere(ctx, 'CUSTOMER_READ', query.branchId);
     assertCalendarDate(query.birthDateFrom, 'birthDateFrom');
     assertCalendarDate(query.birthDateTo, 'birthDateTo');
     const where: Record<string, unknown> = {};

@@ -23,7 +23,7 @@ import {
 } from '../../../domain/damage.js';
 import { created, defineRoute, ok, type RouteContext } from '../../kernel/route.js';
 import { component, DateTime, Id, Nullable, Position, Str, StringEnum } from '../../kernel/schemas.js';
-import { onTheVehicle, vehicleById } from './vehicles.js';
+import { onTheVehicle, vehicleById } from './vehicle-representation.js';
 
 const tags = ['Damages'];
 

@@ -1,116 +1,27 @@
 // Business accounts (the spec's groups) for operators: create, read, update, members, memberships.
-import { Type, type Static } from '@sinclair/typebox';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { BusinessUnit } from '../../../db/entities/BusinessUnit.js';
-import { CostCenter } from '../../../db/entities/CostCenter.js';
+import { Type } from '@sinclair/typebox';
 import { Customer } from '../../../db/entities/Customer.js';
 import { GroupMembership } from '../../../db/entities/GroupMembership.js';
-import { type UserGroup } from '../../../db/entities/UserGroup.js';
-import { addMembers, costCentersOf, createGroup, groupOrFail, memberCounts } from '../../../db/groups.js';
+import { addMembers, createGroup, groupOrFail } from '../../../db/groups.js';
 import { DomainError } from '../../../domain/errors.js';
-import { assertReceiptsCompatible, billingCycles, membershipStates } from '../../../domain/customer.js';
+import { billingCycles, membershipStates } from '../../../domain/customer.js';
 import { created, defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';
-import { component, DateTime, Id, Int, Nullable, Str, StringEnum } from '../../kernel/schemas.js';
-import { addressOf, CustomerSummary, customerTextFilter, toCustomerSummary } from './customers.js';
-
-const CostCenterRef = component(
-  'CostCenterRef',
-  Type.Object({ id: Id(), code: Type.String(), name: Type.String() }, { additionalProperties: false }),
-);
-
-export const GroupSchema = component(
-  'UserGroup',
-  Type.Object(
-    {
-      id: Id(),
-      code: Type.String({ description: 'Join code (`POST /front/groups/{groupCode}/join`).' }),
-      name: Type.String(),
-      branchId: Id(),
-      ownerId: Nullable(Id()),
-      membersCount: Type.Integer({ minimum: 0 }),
-      maxMembers: Type.Integer({ minimum: 1 }),
-      billingCycle: StringEnum(billingCycles),
-      useReceiptInsteadOfInvoice: Type.Boolean(),
-      paymentState: Type.String(),
-      defaultCostCenterId: Nullable(Id()),
-      costCenters: Type.Array(CostCenterRef),
-      defaultBusinessUnitId: Nullable(Id()),
-      checkRentalRequirements: Type.Boolean(),
-      skipPreAuth: Type.Boolean({
-        description: "Members' business rentals start without a payment pre-authorization.",
-      }),
-      joinRequiresApproval: Type.Boolean(),
-      settings: Type.Object(
-        { requireDrivingLog: Type.Boolean(), shouldIgnoreBCategoryRentalRequirement: Type.Boolean() },
-        { additionalProperties: false },
-      ),
-      street: Nullable(Type.String()),
-      houseNumber: Nullable(Type.String()),
-      addressAddition: Nullable(Type.String()),
-      postcode: Nullable(Type.String()),
-      city: Nullable(Type.String()),
-      country: Nullable(Type.String()),
-      createdAt: DateTime(),
-    },
-    { additionalProperties: false },
-  ),
-);
-
-/** The API form of business accounts (cost centers and member counts loaded in two queries). */
-export async function toGroups(
-  em: EntityManager,
-  groups: readonly UserGroup[],
-): Promise<Static<typeof GroupSchema>[]> {
-  const ids = groups.map((group) => group.id);
-  const [centers, counts] = await Promise.all([costCentersOf(em, ids), memberCounts(em, ids)]);
-  return groups.map((group) => ({
-    id: group.id,
-    code: group.code,
-    name: group.name,
-    branchId: group.branch.id,
-    ownerId: group.owner?.id ?? null,
-    membersCount: counts.get(group.id) ?? 0,
-    maxMembers: group.maxMembers,
-    billingCycle: group.billingCycle,
-    useReceiptInsteadOfInvoice: group.useReceiptInsteadOfInvoice,
-    paymentState: group.paymentState,
-    defaultCostCenterId: group.defaultCostCenterId ?? null,
-    costCenters: (centers.get(group.id) ?? []).map((center) => ({
-      id: center.id,
-      code: center.code,
-      name: center.name,
-    })),
-    defaultBusinessUnitId: group.defaultBusinessUnit?.id ?? null,
-    checkRentalRequirements: group.checkRentalRequirements,
-    skipPreAuth: group.skipPreAuth,
-    joinRequiresApproval: group.joinRequiresApproval,
-    settings: {
-      requireDrivingLog: group.requireDrivingLog,
-      shouldIgnoreBCategoryRentalRequirement: group.shouldIgnoreBCategoryRentalRequirement,
-    },
-    ...addressOf(group),
-    createdAt: group.createdAt.toISOString(),
-  }));
-}
-
-export const toGroup = async (em: EntityManager, group: UserGroup) => (await toGroups(em, [group]))[0]!;
-
-const Text = (max: number) => Type.Optional(Nullable(Str(max)));
-export const GroupAddress = {
-  street: Text(200),
-  houseNumber: Text(32),
-  addressAddition: Text(200),
-  postcode: Text(32),
-  city: Text(100),
-  country: Type.Optional(Nullable(Type.String({ pattern: '^[A-Z]{2}$', maxLength: 2 }))),
-};
-const GroupSettings = Type.Object(
-  {
-    requireDrivingLog: Type.Optional(Type.Boolean()),
-    shouldIgnoreBCategoryRentalRequirement: Type.Optional(Type.Boolean()),
-  },
-  { additionalProperties: false },
-);
+import { component, Id, Nullable, Str, StringEnum } from '../../kernel/schemas.js';
+import {
+  applyGroupUpdate,
+  assertBusinessUnit,
+  GroupAddress,
+  GroupSettings,
+  GroupUpdate,
+} from '../../shared/group-commands.js';
+import {
+  GroupSchema,
+  toGroups,
+  toGroup,
+  MemberSchema,
+  toMember,
+  listMembers,
+} from '../../shared/group-representation.js';
 
 const GroupCreate = component(
   'UserGroupCreate',
@@ -136,26 +47,6 @@ const GroupCreate = component(
       checkRentalRequirements: Type.Optional(Type.Boolean()),
       skipPreAuth: Type.Optional(Type.Boolean()),
       joinRequiresApproval: Type.Optional(Type.Boolean()),
-      defaultBusinessUnitId: Type.Optional(Nullable(Id())),
-      settings: Type.Optional(GroupSettings),
-      ...GroupAddress,
-    },
-    { additionalProperties: false },
-  ),
-);
-
-const GroupUpdate = component(
-  'UserGroupUpdate',
-  Type.Object(
-    {
-      name: Type.Optional(Str(200, { minLength: 1 })),
-      billingCycle: Type.Optional(StringEnum(billingCycles)),
-      useReceiptInsteadOfInvoice: Type.Optional(Type.Boolean()),
-      checkRentalRequirements: Type.Optional(Type.Boolean()),
-      skipPreAuth: Type.Optional(Type.Boolean()),
-      joinRequiresApproval: Type.Optional(Type.Boolean()),
-      maxMembers: Type.Optional(Int(1, 100_000)),
-      defaultCostCenterId: Type.Optional(Nullable(Id())),
       defaultBusinessUnitId: Type.Optional(Nullable(Id())),
       settings: Type.Optional(GroupSettings),
       ...GroupAddress,
@@ -213,11 +104,6 @@ export const createUserGroup = defineRoute({
   },
 });
 
-async function assertBusinessUnit(em: EntityManager, id: number | null | undefined): Promise<void> {
-  if (id === undefined || id === null) return;
-  if (!(await em.count(BusinessUnit, id))) throw new DomainError('UG409', `business unit ${id} not found`);
-}
-
 /** `GET /groups/{userGroupId}`. */
 export const getUserGroup = defineRoute({
   operationId: 'getUserGroup',
@@ -258,74 +144,6 @@ export const updateUserGroup = defineRoute({
     return ok(await toGroup(ctx.em, group));
   },
 });
-
-/** Applies an update to a business account under its rules (UG131, UG409). */
-export async function applyGroupUpdate(
-  em: EntityManager,
-  group: UserGroup,
-  body: Static<typeof GroupUpdate>,
-): Promise<void> {
-  const { settings, defaultBusinessUnitId, defaultCostCenterId, ...fields } = body;
-  assertReceiptsCompatible(
-    fields.billingCycle ?? group.billingCycle,
-    fields.useReceiptInsteadOfInvoice ?? group.useReceiptInsteadOfInvoice,
-  );
-  if (defaultCostCenterId !== undefined && defaultCostCenterId !== null) {
-    if (!(await em.count(CostCenter, { id: defaultCostCenterId, group })))
-      throw new DomainError('UG409', `cost center ${defaultCostCenterId} is not one of this account's`);
-  }
-  await assertBusinessUnit(em, defaultBusinessUnitId);
-  Object.assign(group, fields, settings ?? {});
-  if (defaultCostCenterId !== undefined) group.defaultCostCenterId = defaultCostCenterId;
-  if (defaultBusinessUnitId !== undefined)
-    group.defaultBusinessUnit =
-      defaultBusinessUnitId === null ? null : em.getReference(BusinessUnit, defaultBusinessUnitId);
-}
-
-export const MemberSchema = component(
-  'UserGroupMember',
-  Type.Object(
-    {
-      membershipId: Id(),
-      state: StringEnum(membershipStates),
-      canManage: Type.Boolean(),
-      costCenterId: Nullable(Id()),
-      joinedAt: DateTime(),
-      customer: CustomerSummary,
-    },
-    { additionalProperties: false },
-  ),
-);
-
-/** The API form of a membership. */
-export function toMember(membership: GroupMembership): Static<typeof MemberSchema> {
-  return {
-    membershipId: membership.id,
-    state: membership.state,
-    canManage: membership.canManage,
-    costCenterId: membership.costCenterId ?? null,
-    joinedAt: membership.createdAt.toISOString(),
-    customer: toCustomerSummary(membership.customer),
-  };
-}
-
-/** Members of a group, filtered by a prefix of name, e-mail or phone, paged. */
-export async function listMembers(
-  em: EntityManager,
-  groupId: number,
-  searchText: string | undefined,
-  page: { size: number; offset: number },
-  state: 'ACTIVE' | 'PENDING' = 'ACTIVE',
-): Promise<[GroupMembership[], number]> {
-  const where: Record<string, unknown> = { group: groupId, state };
-  if (searchText !== undefined) where.customer = customerTextFilter(searchText);
-  return em.findAndCount(GroupMembership, where, {
-    populate: ['customer'],
-    orderBy: { id: 'asc' },
-    limit: page.size,
-    offset: page.offset,
-  });
-}
 
 /** `GET /groups/{userGroupId}/members?searchText`. */
 export const listUserGroupMembers = defineRoute({

@@ -8,7 +8,7 @@ import { recordEvent } from '../../../db/events.js';
 import { DomainError } from '../../../domain/errors.js';
 import { created, defineRoute, noContent, ok } from '../../kernel/route.js';
 import { component, DateTime, Id, StringEnum } from '../../kernel/schemas.js';
-import { CustomerSummary, toCustomerSummary } from './customers.js';
+import { CustomerSummary, toCustomerSummary } from '../../shared/customer-representation.js';
 
 const RentalAuthoritySchema = component(
   'RentalAuthority',

@@ -10,6 +10,7 @@ import { Rental } from '../../../db/entities/Rental.js';
 import { businessUnitOfBranch } from '../../../db/pricing.js';
 import { priceRentalWithPhases, releaseRentalDeposit } from '../../../db/rental-billing.js';
 import { DomainError } from '../../../domain/errors.js';
+import { formatAmount, formatUnitPrice } from '../../../domain/money.js';
 import { pricePhases, priceLineGroups } from '../../../domain/pricing.js';
 import {
   depositAuthorizationStates,
@@ -21,7 +22,7 @@ import {
 import { rentalStates, terminalRentalStates } from '../../../domain/rental.js';
 import { ok, defineRoute, type RouteContext } from '../../kernel/route.js';
 import { component, DateTime, Id, Nullable, StringEnum } from '../../kernel/schemas.js';
-import { Price, PriceV3, PriceV4, PricingVersionRef } from '../pricing-estimates.js';
+import { Price, PriceV3, PriceV4, PricingVersionRef } from '../../shared/pricing-estimates.js';
 
 const Money = (description: string) => Type.String({ description: `${description} Decimal string.` });
 
@@ -147,8 +148,9 @@ const BillingOverview = component(
   ),
 );
 
-/** The API's invoice representation with its lines. */
+/** The API's invoice representation with its lines; amounts in the invoice currency's minor digits. */
 function toInvoiceDto(invoice: Invoice, lines: readonly InvoiceLine[]): Static<typeof InvoiceSchema> {
+  const amount = (value: string) => formatAmount(value, invoice.currency);
   return {
     id: invoice.id,
     number: invoice.number,
@@ -163,7 +165,11 @@ function toInvoiceDto(invoice: Invoice, lines: readonly InvoiceLine[]): Static<t
     title: invoice.title,
     description: invoice.description ?? null,
     currency: invoice.currency,
-    totals: { net: invoice.totalNet, tax: invoice.totalTax, gross: invoice.totalGross },
+    totals: {
+      net: amount(invoice.totalNet),
+      tax: amount(invoice.totalTax),
+      gross: amount(invoice.totalGross),
+    },
     pricingBundleVersion: invoice.pricingBundleVersion ?? null,
     paymentReference: invoice.paymentReference ?? null,
     issuedAt: invoice.issuedAt.toISOString(),
@@ -176,10 +182,10 @@ function toInvoiceDto(invoice: Invoice, lines: readonly InvoiceLine[]): Static<t
       description: line.description,
       quantity: line.quantity,
       unit: line.unit,
-      unitPrice: line.unitPrice,
-      net: line.net,
-      tax: line.tax,
-      gross: line.gross,
+      unitPrice: formatUnitPrice(line.unitPrice, invoice.currency),
+      net: amount(line.net),
+      tax: amount(line.tax),
+      gross: amount(line.gross),
       taxPercentage: line.taxPercentage,
     })),
   };
@@ -192,7 +198,7 @@ function toDepositDto(deposit: Deposit): Static<typeof DepositSchema> {
     rentalId: deposit.rental.id,
     guserId: deposit.customer.id,
     businessUnitId: deposit.businessUnit.id,
-    amount: deposit.amount,
+    amount: formatAmount(deposit.amount, deposit.currency),
     currency: deposit.currency,
     state: deposit.state,
     authorizationState: deposit.authorizationState,
@@ -261,17 +267,24 @@ export const rentalBillingOverview = defineRoute({
     }
     const invoice = await ctx.em.findOne(Invoice, { rental: rental.id, refundedInvoice: null });
     const deposit = await ctx.em.findOne(Deposit, { rental: rental.id });
-    const scale = (price?.priceV4.totals.gross.split('.')[1] ?? '').length;
-    const phaseTotals = pricePhases
-      .map((phase) => {
-        const ms = phases.filter((p) => p.phase === phase).reduce((sum, p) => sum + p.billedMs, 0);
-        const amount = (price?.priceV4.lines ?? [])
-          .filter((line) => line.phase === phase)
-          .reduce((sum, line) => sum.plus(line.gross), new Decimal(0));
-        return { phase, ms, amount: amount.toFixed(scale) };
-      })
-      .filter((total) => total.ms > 0)
-      .map(({ phase, ms, amount }) => ({ phase, minutes: minutesText(ms), amount }));
+    // Phases are billed only with a price (both come from the pinned version).
+    const priceV4 = price?.priceV4;
+    const phaseTotals = !priceV4
+      ? []
+      : pricePhases
+          .map((phase) => {
+            const ms = phases.filter((p) => p.phase === phase).reduce((sum, p) => sum + p.billedMs, 0);
+            const amount = priceV4.lines
+              .filter((line) => line.phase === phase)
+              .reduce((sum, line) => sum.plus(line.gross), new Decimal(0));
+            return { phase, ms, amount };
+          })
+          .filter((total) => total.ms > 0)
+          .map(({ phase, ms, amount }) => ({
+            phase,
+            minutes: minutesText(ms),
+            amount: formatAmount(amount, priceV4.currency),
+          }));
     return ok({
       rentalId: rental.id,
       state: rental.state,

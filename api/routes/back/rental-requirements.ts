@@ -1,52 +1,13 @@
 // Start requirements explained for operators: what blocks a rental of a vehicle category in a branch,
 // for a customer and business account when given.
-import { Type, type Static } from '@sinclair/typebox';
-import { startRequirementsReport, type StartRequirementsReport } from '../../../db/rental-requirements.js';
-import { endRequirementNames, startRequirementNames } from '../../../domain/rental-requirements.js';
+import { Type } from '@sinclair/typebox';
+import { startRequirementsReport } from '../../../db/rental-requirements.js';
 import { defineRoute, ok } from '../../kernel/route.js';
-import { component, DateTime, Id, Nullable, StringEnum } from '../../kernel/schemas.js';
-
-export const StartRequirementName = component('StartRequirementName', StringEnum(startRequirementNames));
-export const EndRequirementName = component('EndRequirementName', StringEnum(endRequirementNames));
-
-export const StartRequirementsReportSchema = component(
-  'StartRequirementsReport',
-  Type.Object(
-    {
-      branchId: Id(),
-      vehicleCategoryId: Id(),
-      profile: Nullable(
-        Type.String({ description: 'Profile of the rental.requirements setting that applies; null: none.' }),
-      ),
-      evaluated: Type.Boolean({
-        description: 'False when no customer was given: the list shows what applies.',
-      }),
-      passed: Nullable(Type.Boolean()),
-      requirements: Type.Array(
-        Type.Object(
-          {
-            name: StartRequirementName,
-            passed: Nullable(Type.Boolean()),
-            code: Type.Optional(
-              Type.String({ description: 'Catalogue code of the failure (or of a failure).' }),
-            ),
-            message: Type.Optional(Type.String()),
-            skipped: Type.Optional(
-              Type.String({ description: 'Why the requirement passed without a check.' }),
-            ),
-          },
-          { additionalProperties: false },
-        ),
-      ),
-    },
-    { additionalProperties: false },
-  ),
-);
-
-/** The API form of a start requirements report. */
-export const toStartRequirementsReport = (
-  report: StartRequirementsReport,
-): Static<typeof StartRequirementsReportSchema> => report;
+import { DateTime, Id } from '../../kernel/schemas.js';
+import {
+  StartRequirementsReportSchema,
+  toStartRequirementsReport,
+} from '../../shared/rental-requirement-representation.js';
 
 export const startRequirements = defineRoute({
   operationId: 'getStartRentalRequirements',

@@ -1,129 +1,36 @@
+// The operator's rentals: list, export and passed-through lists with their filters, one rental and its
+// route, create a rental for a customer, run an operation and cancel a reservation. The rental
+// representation and the commands the app shares are in api/shared/rental-*.ts.
 import { Type, type Static } from '@sinclair/typebox';
 import { Rental } from '../../../db/entities/Rental.js';
 import type { EntityManager } from '../../../db/orm.js';
 import { branchWithDescendants } from '../../../db/branches.js';
 import { preparedRows } from '../../../db/prepared.js';
 import { DomainError } from '../../../domain/errors.js';
-import { endRequirementCodes } from '../../../domain/rental-requirements.js';
 import {
   rentalOperationTypes,
   rentalStates,
   terminalRentalStates,
-  transitionRefusal,
   type RentalState as RentalStateName,
 } from '../../../domain/rental.js';
+import { rentalOperationUpdate } from '../../../workflows/rental.messages.js';
 import {
-  cancelReservationUpdate,
-  rentalOperationUpdate,
-  rentalWorkflowId,
-} from '../../../workflows/rental.messages.js';
-import {
+  businessContextFields,
   checkBusinessContext,
   createRental,
-  loadRental,
   rentalRecord,
-  type RentalRecord,
   rentalCreationErrors,
   rentalPopulate,
   vehicleOfRequest,
   customerExists,
-} from '../../rental-creation.js';
-import { Price, PriceV3, PriceV4, PricingVersionRef } from '../pricing-estimates.js';
+} from '../../shared/rental-creation.js';
 import { created, ok, defineRoute, linksById, type RouteContext } from '../../kernel/route.js';
 import { component, DateTime, Id, Int, Nullable, Position, Str, StringEnum } from '../../kernel/schemas.js';
 import { orderBy } from '../../paging.js';
+import { RentalSchema, RentalState, rentalOf, toRentalDto } from '../../shared/rental-representation.js';
+import { cancelRental, rentalOperationErrors, workflowOf } from '../../shared/rental-commands.js';
 
-export const RentalState = component('RentalState', StringEnum(rentalStates));
 const RentalOperationType = component('RentalOperationType', StringEnum(rentalOperationTypes));
-
-const RentalPhase = component(
-  'RentalPhase',
-  Type.Object(
-    {
-      phase: StringEnum(['RESERVATION_FREE', 'RESERVATION_PAID', 'DRIVING', 'PARKING'] as const),
-      startedAt: DateTime(),
-      endedAt: Nullable(DateTime({ description: 'Null while the phase is open.' })),
-    },
-    { additionalProperties: false, description: 'One price phase of the rental on the clock.' },
-  ),
-);
-
-export const RentalSchema = component(
-  'Rental',
-  Type.Object(
-    {
-      id: Id(),
-      state: RentalState,
-      activeMode: Nullable(StringEnum(['DRIVING', 'PARKING'] as const)),
-      branchId: Id(),
-      endBranchId: Nullable(
-        Id({
-          description:
-            'Branch whose business area held the end position; differs for passed-through rentals.',
-        }),
-      ),
-      vehicle: Type.Object({
-        id: Id(),
-        code: Type.String(),
-        categoryId: Id(),
-        licensePlate: Nullable(Type.String()),
-      }),
-      user: Type.Object({
-        id: Id(),
-        firstName: Type.String(),
-        lastName: Type.String(),
-        email: Type.String(),
-      }),
-      createdBy: Nullable(Type.String()),
-      reservedAt: DateTime(),
-      reservationExpiresAt: Nullable(DateTime()),
-      startedAt: Nullable(DateTime()),
-      endedAt: Nullable(DateTime()),
-      startPosition: Nullable(Position),
-      endPosition: Nullable(Position),
-      distanceKm: Nullable(Type.Number()),
-      pricingBundleVersion: Nullable(PricingVersionRef),
-      phases: Type.Array(RentalPhase),
-      paidReservationMinutes: Type.Integer({ minimum: 0 }),
-      price: Nullable(Price),
-      priceV3: Nullable(PriceV3),
-      priceV4: Nullable(PriceV4),
-      userGroupId: Nullable(Id({ description: 'Business account of a business rental.' })),
-      costCenterId: Nullable(Id()),
-      reason: Nullable(Type.String()),
-      annotations: Type.Array(Type.String()),
-      invoiceId: Nullable(
-        Id({ description: 'Invoice issued when the rental ended; see billing-overview for its lines.' }),
-      ),
-      depositId: Nullable(Id({ description: 'Deposit held at START; released with release-deposit.' })),
-      cleanlinessRating: Nullable(Type.Integer({ minimum: 1, maximum: 5 })),
-      cleanlinessComment: Nullable(Type.String()),
-      overriddenEndRequirements: Nullable(
-        Type.Array(Type.String(), { description: 'End requirements an operator overrode at END.' }),
-      ),
-      workflowId: Type.String({ description: 'Id of the rental workflow in the Temporal UI.' }),
-      createdAt: DateTime(),
-      updatedAt: DateTime(),
-    },
-    { additionalProperties: false },
-  ),
-);
-
-/** Business-account context of a rental creation (both interfaces). */
-export const businessContextFields = {
-  userGroupId: Type.Optional(
-    Id({ description: 'Business account of a business rental; the customer must be its active member.' }),
-  ),
-  costCenterId: Type.Optional(
-    Id({ description: "A cost center of that account; default: the member's, then the account's default." }),
-  ),
-  reason: Type.Optional(
-    Str(500, {
-      minLength: 1,
-      description: 'Purpose of the trip; required by accounts that keep a driving log.',
-    }),
-  ),
-};
 
 const AdminAddRental = component(
   'AdminAddRental',
@@ -174,73 +81,6 @@ const rentalLinks = linksById(
   { link: 'RentalEvents', entityType: 'RENTALS' },
 );
 
-const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
-
-/** The API's rental representation (the `Rental` schema), shared by both interfaces. */
-export function toRentalDto(rental: RentalRecord): Static<typeof RentalSchema> {
-  const km =
-    rental.startOdometerKm != null && rental.endOdometerKm != null
-      ? Math.round((rental.endOdometerKm - rental.startOdometerKm) * 1000) / 1000
-      : null;
-  const version = rental.pricingBundleVersion;
-  return {
-    id: rental.id,
-    state: rental.state,
-    activeMode: rental.activeMode ?? null,
-    branchId: rental.branch.id,
-    endBranchId: rental.endBranch?.id ?? null,
-    vehicle: {
-      id: rental.vehicle.id,
-      code: rental.vehicle.code,
-      categoryId: rental.vehicle.category.id,
-      licensePlate: rental.vehicle.licensePlate ?? null,
-    },
-    user: {
-      id: rental.customer.id,
-      firstName: rental.customer.firstName,
-      lastName: rental.customer.lastName,
-      email: rental.customer.email,
-    },
-    createdBy: rental.createdBy ?? null,
-    reservedAt: rental.reservedAt.toISOString(),
-    reservationExpiresAt: iso(rental.reservationExpiresAt),
-    startedAt: iso(rental.startedAt),
-    endedAt: iso(rental.endedAt),
-    startPosition: rental.startPosition ?? null,
-    endPosition: rental.endPosition ?? null,
-    distanceKm: km,
-    pricingBundleVersion: version
-      ? {
-          pricingBundleId: version.bundle.id,
-          pricingBundleVersionId: version.id,
-          version: version.version,
-          name: version.bundle.name,
-        }
-      : null,
-    phases: rental.phases.map((phase) => ({ ...phase })),
-    paidReservationMinutes: rental.paidReservationMinutes,
-    price: rental.price ?? null,
-    priceV3: rental.priceV3 ?? null,
-    priceV4: rental.priceV4 ?? null,
-    userGroupId: rental.userGroup?.id ?? null,
-    costCenterId: rental.costCenter?.id ?? null,
-    reason: rental.reason ?? null,
-    annotations: [...rental.annotations],
-    invoiceId: rental.invoice?.id ?? null,
-    depositId: rental.deposit?.id ?? null,
-    cleanlinessRating: rental.cleanlinessRating ?? null,
-    cleanlinessComment: rental.cleanlinessComment ?? null,
-    overriddenEndRequirements: rental.overriddenEndRequirements ?? null,
-    workflowId: rental.workflowId,
-    createdAt: rental.createdAt.toISOString(),
-    updatedAt: rental.updatedAt.toISOString(),
-  };
-}
-
-/** The rental of the path, loaded once per request (the access check and the handler share it). */
-export const rentalOf = (ctx: RouteContext<{ rentalId: number }>) =>
-  ctx.once('rental', () => loadRental(ctx.em, ctx.params.rentalId));
-
 /** The branch of the rental of the path: where its permissions are checked. */
 const rentalBranch = async (ctx: RouteContext<{ rentalId: number }>) => (await rentalOf(ctx)).branch.id;
 
@@ -263,11 +103,9 @@ const rentalSummaryOf = (ctx: RouteContext<{ rentalId: number }>) =>
 const vehicleOf = (ctx: RouteContext<unknown, unknown, { vehicleId?: number; vehicleCode?: string }>) =>
   ctx.once('vehicle', () => vehicleOfRequest(ctx.em, ctx.tenant, ctx.body));
 
-/** The rental workflow of a rental. */
-export const workflowOf = (ctx: RouteContext, rentalId: number) =>
-  ctx.services.temporal.workflow.getHandle(rentalWorkflowId(ctx.tenant, rentalId));
-
 const tags = ['Rentals'];
+
+const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
 
 /** Time-range filters on the rental's clock: `from` inclusive, `to` exclusive. */
 const timeRanges = {
@@ -621,22 +459,6 @@ export const adminAddRental = defineRoute({
   },
 });
 
-/** Codes an operation may answer: the transition table, the concurrency rejection and the vehicle's failures. */
-export const rentalOperationErrors = [
-  'R404',
-  'R201',
-  'R202',
-  'R203',
-  'R204',
-  'R173',
-  'R174',
-  'V502',
-  'V504',
-  // A failed end requirement refuses END (unless an operator overrides it); RQ100: broken configuration.
-  ...Object.values(endRequirementCodes),
-  'RQ100',
-] as const;
-
 export const rentalOperation = defineRoute({
   operationId: 'rentalOperation',
   method: 'post',
@@ -680,16 +502,6 @@ export const cancelReservation = defineRoute({
     return ok(toRentalDto(await cancelRental(ctx, await rentalOf(ctx))));
   },
 });
-
-/** Cancels a reservation through its workflow and answers with the reloaded rental (both interfaces). */
-export async function cancelRental(ctx: RouteContext, rental: Rental): Promise<Rental> {
-  if (transitionRefusal('CANCEL', rental.state, rental.activeMode ?? undefined))
-    throw new DomainError('R201', `only a reservation can be cancelled; the rental is ${rental.state}`);
-  await workflowOf(ctx, rental.id).executeUpdate(cancelReservationUpdate, {
-    args: [{ requestedBy: ctx.actor }],
-  });
-  return loadRental(ctx.em.fork(), rental.id);
-}
 
 // Fixed paths first: the kernel matches `/rentals/export` before `/rentals/{rentalId}`.
 export const rentalRoutes = [

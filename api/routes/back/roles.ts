@@ -11,7 +11,7 @@ export const roleAssignmentExists = defineRoute({
   interface: 'back',
   summary: 'Does the caller hold a permission (or a role), optionally on a branch or business unit',
   description:
-    'A pre-check only: the action endpoint stays authoritative. Give `permission`, `roleName` or both; a permission no domain declares is held by nobody.',
+    'A pre-check only: the action endpoint stays authoritative. Give `permission`, `roleName` or both; a permission no domain declares is a validation error (0022).',
   tags: ['Roles'],
   query: Type.Object({
     permission: Type.Optional(
@@ -29,9 +29,11 @@ export const roleAssignmentExists = defineRoute({
     },
   },
   errors: ['B404'],
-  async handler({ query, holds }) {
+  async handler({ query, holds, services }) {
     if (query.permission === undefined && query.roleName === undefined)
       throw new DomainError('0022', 'give permission, roleName or both');
+    if (query.permission !== undefined && !services.permissions.all.includes(query.permission))
+      throw new DomainError('0022', `${query.permission} is not a permission of this platform`);
     return ok({ exists: await holds(query) });
   },
 });

@@ -1,5 +1,5 @@
 // Terms and conditions: versions per branch (or tenant-wide), managed by operators.
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Branch } from '../../../db/entities/Branch.js';
 import { TermsAcceptance } from '../../../db/entities/TermsAcceptance.js';
@@ -8,36 +8,8 @@ import { branchAncestry } from '../../../db/branches.js';
 import { DomainError } from '../../../domain/errors.js';
 import { created, defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';
 import { authorizeTenantWide } from '../../authorization.js';
-import { component, DateTime, Id, Nullable, Str } from '../../kernel/schemas.js';
-
-export const TermsSchema = component(
-  'TermsAndConditions',
-  Type.Object(
-    {
-      id: Id(),
-      branchId: Nullable(Id({ description: 'null: tenant-wide terms.' })),
-      version: Type.Integer({ minimum: 1 }),
-      name: Type.String(),
-      url: Type.String(),
-      content: Nullable(Type.String()),
-      createdAt: DateTime(),
-    },
-    { additionalProperties: false },
-  ),
-);
-
-/** The API form of one terms version. */
-export function toTerms(terms: TermsAndConditions): Static<typeof TermsSchema> {
-  return {
-    id: terms.id,
-    branchId: terms.branch?.id ?? null,
-    version: terms.version,
-    name: terms.name,
-    url: terms.url,
-    content: terms.content ?? null,
-    createdAt: terms.createdAt.toISOString(),
-  };
-}
+import { component, Id, Nullable, Str } from '../../kernel/schemas.js';
+import { TermsSchema, toTerms } from '../../shared/terms-representation.js';
 
 const TermsFields = {
   name: Str(200, { minLength: 1 }),

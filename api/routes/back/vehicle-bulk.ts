@@ -30,7 +30,8 @@ import {
   StringEnum,
   Dictionary,
 } from '../../kernel/schemas.js';
-import { readinessOf, ServiceStateV2, onTheVehicle, vehicleById } from './vehicles.js';
+import { readinessOf } from '../../shared/vehicle-readiness.js';
+import { ServiceStateV2, onTheVehicle, vehicleById } from './vehicle-representation.js';
 
 const tags = ['Vehicles'];
 

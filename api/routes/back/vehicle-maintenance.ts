@@ -13,15 +13,8 @@ import {
 } from '../../../domain/vehicle.js';
 import { defineRoute, ok, type RouteContext } from '../../kernel/route.js';
 import { Id, Position, Str } from '../../kernel/schemas.js';
-import {
-  assertCommandable,
-  runOperation,
-  startOperation,
-  onTheVehicle,
-  vehicleById,
-  vehicleDto,
-  VehicleSchema,
-} from './vehicles.js';
+import { assertCommandable, assertOnline, runOperation, startOperation } from './vehicle-commands.js';
+import { onTheVehicle, vehicleById, vehicleDto, VehicleSchema } from './vehicle-representation.js';
 
 const tags = ['Vehicle Maintenance'];
 
@@ -234,12 +227,15 @@ function shortcut(path: string, command: PredefinedVehicleCommand) {
     params: Type.Object({ id: Id() }),
     access: onTheVehicle('VEHICLE_COMMAND'),
     responses: { 200: { description: 'The vehicle afterwards', schema: VehicleSchema } },
-    errors: ['V404', 'V409', 'V410', 'V502', 'V504', 'A100'],
+    errors: ['V404', 'V103', 'V409', 'V410', 'V502', 'V504', 'A100'],
     deprecated: { replacement: 'POST /vehicles/execute-command' },
     async handler(ctx) {
       const vehicle = await vehicleById(ctx);
       await assertCommandable(ctx.em, vehicle, command);
-      if (vehicle.offline) throw new DomainError('V504', 'the vehicle is offline; it cannot answer now');
+      assertOnline(
+        vehicle,
+        'send it with POST /vehicles/execute-command ASYNC and queueIfOffline to deliver it when the vehicle is back',
+      );
       await runOperation(ctx, vehicle, `cmd:${ctx.tenant}:${vehicle.id}:${randomUUID()}`, command, [
         { type: 'COMMAND', command },
       ]);
@@ -259,10 +255,13 @@ export const updateVehicleState = defineRoute({
   params: Type.Object({ id: Id() }),
   access: onTheVehicle('VEHICLE_READ'),
   responses: { 200: { description: 'The vehicle as the device reported it', schema: VehicleSchema } },
-  errors: ['V404', 'V409', 'V502', 'V504'],
+  errors: ['V404', 'V103', 'V409', 'V502', 'V504'],
   async handler(ctx) {
     const vehicle = await vehicleById(ctx);
-    if (vehicle.offline) throw new DomainError('V504', 'the vehicle is offline; it cannot answer now');
+    assertOnline(
+      vehicle,
+      'its stored state is the last it reported; refresh it when the vehicle is back online',
+    );
     await runOperation(ctx, vehicle, `cmd:${ctx.tenant}:${vehicle.id}:${randomUUID()}`, 'LOCATE', [
       { type: 'COMMAND', command: 'LOCATE' },
     ]);

@@ -6,9 +6,14 @@ import { Verification } from '../../../db/entities/Verification.js';
 import { VerificationMedia } from '../../../db/entities/VerificationMedia.js';
 import { DomainError } from '../../../domain/errors.js';
 import { assertReviewable, reviewableStates, verificationDecisions } from '../../../domain/customer.js';
+import { authorizeOnBranchOrAnywhere } from '../../authorization.js';
 import { defineRoute, ok } from '../../kernel/route.js';
 import { component, Id, Str } from '../../kernel/schemas.js';
-import { followAttempt, toVerifications, VerificationSchema } from '../front/verifications.js';
+import {
+  followAttempt,
+  toVerifications,
+  VerificationSchema,
+} from '../../shared/verification-representation.js';
 
 const BranchQuery = {
   branchId: Id({
@@ -17,24 +22,34 @@ const BranchQuery = {
 };
 const byBranchQuery = 'the `branchId` query parameter';
 
-/** `GET /verification?guserId&branchId[&includeDetails=false]`: a customer's attempts, newest first. */
+/** `GET /verification?guserId[&branchId][&includeDetails=false]`: a customer's attempts, newest first. */
 export const listCustomerVerifications = defineRoute({
   operationId: 'listCustomerVerifications',
   method: 'get',
   path: '/verification',
   interface: 'back',
   summary: 'Verification attempts of a customer',
-  description: '`includeDetails=false` leaves out media and reasons.',
+  description:
+    '`includeDetails=false` leaves out media and reasons. Customers belong to the tenant, so the answer is the same with or without `branchId`: with it, the caller needs CUSTOMER_READ on that branch; without it, CUSTOMER_READ on some branch of the tenant.',
   tags: ['Customers'],
   query: Type.Object({
-    ...BranchQuery,
+    branchId: Type.Optional(
+      Id({
+        description: 'Branch the caller acts in (permission scope); optional, customers are tenant-wide.',
+      }),
+    ),
     guserId: Id(),
     includeDetails: Type.Optional(Type.Boolean({ default: true })),
   }),
-  access: { permission: 'CUSTOMER_READ', branchOf: byBranchQuery, branch: (ctx) => ctx.query.branchId },
+  access: {
+    anyCaller:
+      'the handler requires CUSTOMER_READ on `branchId` when given, else on some branch of the tenant.',
+  },
   responses: { 200: { description: 'Attempts', schema: Type.Array(VerificationSchema) } },
-  errors: ['U106'],
-  async handler({ em, query }) {
+  errors: ['AUTH002', 'B404', 'U106'],
+  async handler(ctx) {
+    const { em, query } = ctx;
+    await authorizeOnBranchOrAnywhere(ctx, 'CUSTOMER_READ', query.branchId);
     if (!(await em.count(Customer, query.guserId))) throw new DomainError('U106');
     const attempts = await em.find(Verification, { customer: query.guserId }, { orderBy: { id: 'desc' } });
     return ok(await toVerifications(em, attempts, query.includeDetails ?? true));

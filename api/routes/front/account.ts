@@ -4,11 +4,11 @@ import { TermsAndConditions } from '../../../db/entities/TermsAndConditions.js';
 import { type Customer } from '../../../db/entities/Customer.js';
 import { acceptTerms, termsStateOf } from '../../../db/identity.js';
 import { DomainError } from '../../../domain/errors.js';
-import { assertCalendarDate } from '../../../domain/customer.js';
+import { assertCalendarDate, normaliseName } from '../../../domain/customer.js';
 import { defineRoute, ok } from '../../kernel/route.js';
 import { component, DateTime, Id, Nullable, Str } from '../../kernel/schemas.js';
-import { addressOf, CalendarDate, TermsAcceptanceStateSchema } from '../back/customers.js';
-import { TermsSchema, toTerms } from '../back/terms.js';
+import { addressOf, CalendarDate, TermsAcceptanceStateSchema } from '../../shared/customer-representation.js';
+import { TermsSchema, toTerms } from '../../shared/terms-representation.js';
 
 const MyAccount = component(
   'MyAccount',
@@ -84,7 +84,7 @@ export const updateMyAccount = defineRoute({
   interface: 'front',
   summary: "Update the signed-in customer's profile",
   description:
-    'Names, birth date and address. A complete profile (names, birth date, street, postcode, city, country) settles the sign-up.',
+    'Names, birth date and address. A complete profile (names, birth date, street, postcode, city, country) settles the sign-up. Names are stored in Unicode NFC, trimmed: nothing visible left is U130.5 / U130.6, a bidirectional control, zero-width or control character anywhere 0022.',
   tags: ['Account'],
   body: component(
     'MyAccountUpdate',
@@ -105,11 +105,15 @@ export const updateMyAccount = defineRoute({
   ),
   access: { customer: "changes the caller's own account only." },
   responses: { 200: { description: 'The account', schema: MyAccount } },
-  errors: [],
+  errors: ['U130'],
   async handler(ctx) {
     const customer = await ctx.customer();
     assertCalendarDate(ctx.body.birthDate, 'birthDate');
-    Object.assign(customer, ctx.body);
+    const { firstName, lastName } = ctx.body;
+    Object.assign(customer, ctx.body, {
+      ...(firstName === undefined ? {} : { firstName: normaliseName(firstName, 'firstName') }),
+      ...(lastName === undefined ? {} : { lastName: normaliseName(lastName, 'lastName') }),
+    });
     customer.signupSettled = Boolean(
       customer.firstName &&
       customer.lastName &&

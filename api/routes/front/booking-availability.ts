@@ -27,8 +27,8 @@ import {
   excludedBooking,
   toBookableCategoryDto,
   windowOf,
-} from '../back/booking-availability.js';
-import { OpeningHoursSchema } from '../back/booking-stations.js';
+} from '../../shared/booking-availability.js';
+import { OpeningHoursSchema } from '../../shared/booking-station-representation.js';
 
 const tags = ['Booking availability'];
 

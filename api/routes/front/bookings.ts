@@ -9,30 +9,33 @@ import { inTenantTransaction } from '../../../db/orm.js';
 import { assertExtendable } from '../../../db/booking-lifecycle.js';
 import { pinnedBookingPricing, estimateBookingPrice } from '../../../db/booking-billing.js';
 import { DomainError } from '../../../domain/errors.js';
+import { formatAmount } from '../../../domain/money.js';
 import { holdingBookingStates, type BookingState as BookingStateName } from '../../../domain/booking.js';
 import { checkInBookingUpdate, extendBookingUpdate } from '../../../workflows/booking.messages.js';
 import { created, defineRoute, ok, type RouteContext } from '../../kernel/route.js';
 import { component, DateTime, Id, Str } from '../../kernel/schemas.js';
-import { PriceV4 } from '../pricing-estimates.js';
+import { PriceV4 } from '../../shared/pricing-estimates.js';
+import {
+  bookingOf,
+  bookingPopulate,
+  BookingSchema,
+  BookingState,
+  reloadBooking,
+  toBookingDto,
+} from '../../shared/booking-representation.js';
 import {
   assertBookingRunning,
   bookingCreationErrors,
   bookingCreationFields,
-  bookingOf,
   bookingPickupErrors,
-  bookingPopulate,
-  BookingSchema,
-  BookingState,
   bookingUpdateErrors,
   bookingUpdateFields,
   bookingWorkflow,
   cancelBooking,
   createBooking,
   pickupBooking,
-  reloadBooking,
-  toBookingDto,
   updateBooking,
-} from '../back/bookings.js';
+} from '../../shared/booking-commands.js';
 
 const tags = ['Bookings'];
 
@@ -372,7 +375,10 @@ export const appEstimateExtension = defineRoute({
       reason,
       currentTotal: current,
       estimatedPrice: price.priceV4,
-      additionalCost: new Decimal(price.price.total).minus(current ?? '0').toFixed(),
+      additionalCost: formatAmount(
+        new Decimal(price.price.total).minus(current ?? '0'),
+        price.price.currency,
+      ),
     });
   },
 });

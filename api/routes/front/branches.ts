@@ -7,7 +7,7 @@ import type { EntityManager } from '../../../db/orm.js';
 import { DomainError } from '../../../domain/errors.js';
 import { defineRoute, ok } from '../../kernel/route.js';
 import { component, Id, Nullable, Str, StringEnum } from '../../kernel/schemas.js';
-import { BranchState, ContactInfo, likePattern } from '../back/branches.js';
+import { BranchState, ContactInfo, likePattern } from '../../shared/branch-representation.js';
 
 /** Branch states apps see (a branch in preparation or out of business is not shown). */
 export const appVisibleBranchStates = ['OPERATIONAL', 'MAINTENANCE', 'HIBERNATION'] as const;

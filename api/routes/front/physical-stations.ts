@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { PhysicalStation } from '../../../db/entities/PhysicalStation.js';
 import { defineRoute, ok } from '../../kernel/route.js';
 import { Id } from '../../kernel/schemas.js';
-import { PhysicalStationSchema, toPhysicalStationDto } from '../back/stations.js';
+import { PhysicalStationSchema, toPhysicalStationDto } from '../../shared/physical-station-representation.js';
 import { appVisibleBranch, loadAppBranch } from './branches.js';
 
 export const listAppPhysicalStations = defineRoute({

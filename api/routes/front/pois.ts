@@ -4,7 +4,7 @@ import { Poi } from '../../../db/entities/Poi.js';
 import { DomainError } from '../../../domain/errors.js';
 import { defineRoute, ok } from '../../kernel/route.js';
 import { Id } from '../../kernel/schemas.js';
-import { PoiSchema, toPoiDto } from '../back/pois.js';
+import { PoiSchema, toPoiDto } from '../../shared/poi-representation.js';
 import { appVisibleBranch } from './branches.js';
 
 export const getAppPoi = defineRoute({

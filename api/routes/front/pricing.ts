@@ -3,14 +3,15 @@ import { DomainError } from '../../../domain/errors.js';
 import { decimalPattern } from '../../../domain/pricing.js';
 import { defineRoute, ok } from '../../kernel/route.js';
 import { DateTime, Id, Int, Str } from '../../kernel/schemas.js';
-import { SimulatorQuery, simulateFromQuery } from '../back/pricing.js';
 import {
   BookingEstimate,
   Estimate,
   bookingEstimate,
   freeFloatingEstimate,
   resolveSimulatedVersion,
-} from '../pricing-estimates.js';
+  SimulatorQuery,
+  simulateFromQuery,
+} from '../../shared/pricing-estimates.js';
 
 const tags = ['Pricing'];
 const appAccess = {

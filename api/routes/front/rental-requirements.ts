@@ -8,7 +8,10 @@ import { startRequirementsReport } from '../../../db/rental-requirements.js';
 import { DomainError } from '../../../domain/errors.js';
 import { defineRoute, ok } from '../../kernel/route.js';
 import { Id } from '../../kernel/schemas.js';
-import { StartRequirementsReportSchema, toStartRequirementsReport } from '../back/rental-requirements.js';
+import {
+  StartRequirementsReportSchema,
+  toStartRequirementsReport,
+} from '../../shared/rental-requirement-representation.js';
 
 export const myRentalRequirements = defineRoute({
   operationId: 'getMyRentalRequirements',

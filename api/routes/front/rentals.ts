@@ -10,25 +10,18 @@ import { DomainError } from '../../../domain/errors.js';
 import { terminalRentalStates, type RentalState as RentalStateName } from '../../../domain/rental.js';
 import { buyReservationUpdate, rentalOperationUpdate } from '../../../workflows/rental.messages.js';
 import {
+  businessContextFields,
   checkBusinessContext,
   createRental,
   rentalRecord,
   rentalCreationErrors,
   rentalPopulate,
   vehicleOfRequest,
-} from '../../rental-creation.js';
+} from '../../shared/rental-creation.js';
 import { created, defineRoute, ok, type RouteContext } from '../../kernel/route.js';
 import { component, Id, Int, Position, Str, StringEnum } from '../../kernel/schemas.js';
-import {
-  businessContextFields,
-  cancelRental,
-  rentalOf,
-  rentalOperationErrors,
-  RentalSchema,
-  RentalState,
-  toRentalDto,
-  workflowOf,
-} from '../back/rentals.js';
+import { RentalSchema, RentalState, rentalOf, toRentalDto } from '../../shared/rental-representation.js';
+import { cancelRental, rentalOperationErrors, workflowOf } from '../../shared/rental-commands.js';
 
 const tags = ['Rentals'];
 

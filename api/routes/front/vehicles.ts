@@ -6,7 +6,7 @@ import { branchWithDescendants } from '../../../db/branches.js';
 import { resolvedCategories } from '../../../db/categories.js';
 import { DomainError } from '../../../domain/errors.js';
 import { batteryLevels, unavailabilityReasons } from '../../../domain/vehicle.js';
-import { readinessOf } from '../back/vehicles.js';
+import { readinessOf } from '../../shared/vehicle-readiness.js';
 import { defineRoute, ok } from '../../kernel/route.js';
 import { component, Id, Int, Nullable, Position, Str, StringEnum } from '../../kernel/schemas.js';
 

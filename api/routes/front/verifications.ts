@@ -4,7 +4,6 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Verification } from '../../../db/entities/Verification.js';
 import { VerificationMedia } from '../../../db/entities/VerificationMedia.js';
-import { type Customer } from '../../../db/entities/Customer.js';
 import { effectiveSetting } from '../../../db/settings.js';
 import { DomainError } from '../../../domain/errors.js';
 import {
@@ -15,7 +14,12 @@ import {
 } from '../../../domain/customer.js';
 import { ConfiguredVerificationProvider, VERIFICATION_SETTING_KEY } from '../../../platform/verification.js';
 import { created, defineRoute, ok } from '../../kernel/route.js';
-import { component, DateTime, Id, Nullable, StringEnum } from '../../kernel/schemas.js';
+import { component, Id, StringEnum } from '../../kernel/schemas.js';
+import {
+  VerificationSchema,
+  toVerifications,
+  followAttempt,
+} from '../../shared/verification-representation.js';
 
 export const mediaLabels = ['FRONT', 'BACK', 'SELFIE', 'OTHER'] as const;
 
@@ -33,78 +37,6 @@ const MediaUpload = Type.Object(
   { additionalProperties: false },
 );
 const MediaList = Type.Array(MediaUpload, { minItems: 1, maxItems: 2 });
-
-export const VerificationSchema = component(
-  'Verification',
-  Type.Object(
-    {
-      id: Id(),
-      attemptUuid: Type.String({ format: 'uuid' }),
-      guserId: Id(),
-      type: StringEnum(verificationKinds),
-      state: Type.String({
-        description:
-          'Licence: the licence state set; other kinds: UNVERIFIED, PROCESSING, VERIFIED, REJECTED, RETRY.',
-      }),
-      provider: Type.String(),
-      reason: Nullable(Type.String()),
-      decidedAt: Nullable(DateTime()),
-      createdAt: DateTime(),
-      media: Type.Array(
-        Type.Object(
-          {
-            fileUuid: Type.String({ format: 'uuid' }),
-            label: Type.String(),
-            contentType: Type.String(),
-            sizeBytes: Type.Integer(),
-          },
-          { additionalProperties: false },
-        ),
-      ),
-    },
-    { additionalProperties: false },
-  ),
-);
-
-/** The API form of attempts with their media (one query for all media). */
-export async function toVerifications(
-  em: EntityManager,
-  attempts: readonly Verification[],
-  withDetails = true,
-): Promise<Static<typeof VerificationSchema>[]> {
-  const media =
-    withDetails && attempts.length
-      ? await em.find(
-          VerificationMedia,
-          { verification: { $in: attempts.map((a) => a.id) } },
-          { orderBy: { id: 'asc' } },
-        )
-      : [];
-  return attempts.map((attempt) => ({
-    id: attempt.id,
-    attemptUuid: attempt.attemptUuid,
-    guserId: attempt.customer.id,
-    type: attempt.kind,
-    state: attempt.state,
-    provider: attempt.provider,
-    reason: withDetails ? (attempt.reason ?? null) : null,
-    decidedAt: attempt.decidedAt?.toISOString() ?? null,
-    createdAt: attempt.createdAt.toISOString(),
-    media: media
-      .filter((item) => item.verification.id === attempt.id)
-      .map((item) => ({
-        fileUuid: item.fileUuid,
-        label: item.label,
-        contentType: item.contentType,
-        sizeBytes: item.sizeBytes,
-      })),
-  }));
-}
-
-/** Sets a customer's state of an attempt's kind (the newest attempt decides). */
-export function followAttempt(customer: Customer, attempt: Verification): void {
-  customer[verificationStateField[attempt.kind]] = attempt.state;
-}
 
 function storeMedia(
   em: EntityManager,

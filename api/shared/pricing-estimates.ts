@@ -1,5 +1,6 @@
-// Price estimates shared by the operator simulators and the app's calculators: the response schemas of
-// the three price shapes, which version prices a request, and the engine call that produces the estimate.
+// Price estimates, which both interfaces use (the operator's simulators, the app's calculators): the
+// response schemas of the three price shapes, which version prices a request, the engine call that
+// produces the estimate, and the query of GET .../pricing-simulator that both interfaces serve.
 import { Type, type Static } from '@sinclair/typebox';
 import { PricingBundleVersion } from '../../db/entities/PricingBundleVersion.js';
 import {
@@ -13,19 +14,21 @@ import {
   type ResolvedPricing,
 } from '../../db/pricing.js';
 import { DomainError } from '../../domain/errors.js';
+import { bookingCancellation } from '../../domain/pricing-fees.js';
 import {
-  bookingCancellation,
-  priceBooking,
+  decimalPattern,
   priceLineGroups,
-  priceOnDemandRental,
   pricePhases,
+  pricingBundleTypes,
   pricingVersionStatuses,
   type PhaseSpan,
   type PriceResult,
   type PricingBundleType,
 } from '../../domain/pricing.js';
+import { priceBooking } from '../../domain/pricing-booking.js';
+import { priceOnDemandRental } from '../../domain/pricing-on-demand.js';
 import type { RouteContext } from '../kernel/route.js';
-import { component, DateTime, Nullable, StringEnum } from '../kernel/schemas.js';
+import { component, DateTime, Id, Int, Nullable, Str, StringEnum } from '../kernel/schemas.js';
 
 const Money = (description: string) => Type.String({ description: `${description} Decimal string.` });
 
@@ -295,4 +298,60 @@ export function bookingEstimate(
       resolved.tax,
     ),
   };
+}
+
+/** The type of a pricing bundle (on-demand or booking), named by both interfaces' simulator queries. */
+export const PricingBundleTypeSchema = component('PricingBundleType', StringEnum(pricingBundleTypes));
+
+/** The query of GET .../pricing-simulator on both interfaces: a bundle (or branch + category) and usage. */
+export const SimulatorQuery = Type.Object({
+  branchId: Id(),
+  vehicleCategoryId: Type.Optional(Id()),
+  pricingBundleId: Type.Optional(Id()),
+  pricingBundleVersionId: Type.Optional(Id()),
+  type: Type.Optional(PricingBundleTypeSchema),
+  startTime: Type.Optional(DateTime({ description: 'Reservation or booking start; default now.' })),
+  endTime: Type.Optional(DateTime({ description: 'Booking end (BOOKING bundles).' })),
+  reservationFreeMinutes: Type.Optional(Int(0, 1440)),
+  reservationPaidMinutes: Type.Optional(Int(0, 1440)),
+  drivingMinutes: Type.Optional(Int(0, 44_640)),
+  parkingMinutes: Type.Optional(Int(0, 44_640)),
+  distance: Type.Optional(Str(20, { pattern: decimalPattern })),
+  additions: Type.Optional(Type.Array(Str(64, { pattern: '^[A-Z0-9_]{1,64}$' }), { maxItems: 50 })),
+});
+
+/** Answers a GET simulator query with an on-demand or a booking estimate, by the bundle's type. */
+export async function simulateFromQuery(
+  ctx: RouteContext<unknown, Static<typeof SimulatorQuery>>,
+  draftsAllowed: boolean,
+): Promise<Static<typeof BookingEstimate>> {
+  const { query } = ctx;
+  const start = instant(query.startTime);
+  const bundleType =
+    query.type ??
+    (query.pricingBundleId !== undefined
+      ? (await loadPricingBundle(ctx.em, query.pricingBundleId)).type
+      : 'ON_DEMAND_LEGACY');
+  const resolved = await resolveSimulatedVersion(ctx, { ...query, bundleType, at: start, draftsAllowed });
+  if (bundleType === 'BOOKING') {
+    if (!query.endTime) throw new DomainError('ODP111', 'endTime is required for a booking estimate');
+    return bookingEstimate(resolved, {
+      startMs: start.getTime(),
+      endMs: Date.parse(query.endTime),
+      reservedAtMs: Date.now(),
+      distance: query.distance ?? '0',
+      additions: query.additions ?? [],
+    });
+  }
+  const phases = [
+    { phase: 'DRIVING' as const, minutes: query.drivingMinutes ?? 0 },
+    { phase: 'PARKING' as const, minutes: query.parkingMinutes ?? 0 },
+  ].filter((phase) => phase.minutes > 0);
+  return freeFloatingEstimate(resolved, {
+    startMs: start.getTime(),
+    reservationFreeMinutes: query.reservationFreeMinutes ?? 0,
+    reservationPaidMinutes: query.reservationPaidMinutes ?? 0,
+    phases,
+    distance: query.distance ?? '0',
+  });
 }

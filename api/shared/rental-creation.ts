@@ -1,20 +1,23 @@
-// Rental creation, shared by the operator's AdminAddRental (`POST /back/rentals`) and the app's
-// `POST /front/rentals`: the vehicle named by one identifier, the business-account context, the rental id
-// from `rental_id_seq`, the rental workflow started and awaited until the reservation is made or refused.
-import { startRequirementCodes } from '../domain/rental-requirements.js';
+// Rental creation, which both interfaces use: the operator's AdminAddRental (`POST /back/rentals`) and the
+// app's `POST /front/rentals` name the vehicle by one identifier and the business-account context; this
+// takes the rental id from `rental_id_seq` and starts the rental workflow, awaited until the reservation is
+// made or refused. Also the rental rows every rental answer is mapped from (`toRentalDto`).
+import { startRequirementCodes } from '../../domain/rental-requirements.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { CostCenter } from '../db/entities/CostCenter.js';
-import { GroupMembership } from '../db/entities/GroupMembership.js';
-import { Rental } from '../db/entities/Rental.js';
-import { preparedRows } from '../db/prepared.js';
-import { businessContextRefusal, type BusinessContextRequest } from '../domain/business-rental.js';
-import { DomainError, type ErrorCode } from '../domain/errors.js';
+import { Type } from '@sinclair/typebox';
+import { CostCenter } from '../../db/entities/CostCenter.js';
+import { GroupMembership } from '../../db/entities/GroupMembership.js';
+import { Rental } from '../../db/entities/Rental.js';
+import { preparedRows } from '../../db/prepared.js';
+import { businessContextRefusal, type BusinessContextRequest } from '../../domain/business-rental.js';
+import { DomainError, type ErrorCode } from '../../domain/errors.js';
 import {
   awaitReservationUpdate,
   rentalWorkflowStartOptions,
   RENTAL_WORKFLOW_TYPE,
-} from '../workflows/rental.messages.js';
-import type { ApiServices } from './kernel/mount.js';
+} from '../../workflows/rental.messages.js';
+import type { ApiServices } from '../kernel/mount.js';
+import { Id, Str } from '../kernel/schemas.js';
 
 /** Relations every rental DTO needs. */
 export const rentalPopulate = ['vehicle', 'customer', 'pricingBundleVersion.bundle'] as const;
@@ -257,6 +260,22 @@ export async function customerExists(
       .length > 0
   );
 }
+
+/** Business-account context of a rental creation (both interfaces). */
+export const businessContextFields = {
+  userGroupId: Type.Optional(
+    Id({ description: 'Business account of a business rental; the customer must be its active member.' }),
+  ),
+  costCenterId: Type.Optional(
+    Id({ description: "A cost center of that account; default: the member's, then the account's default." }),
+  ),
+  reason: Type.Optional(
+    Str(500, {
+      minLength: 1,
+      description: 'Purpose of the trip; required by accounts that keep a driving log.',
+    }),
+  ),
+};
 
 /** A checked business context: the account, its cost center (the member's or the account's default) and reason. */
 export interface BusinessContext {

@@ -1,0 +1,166 @@
+// The rental workflow's transition step (START, PAUSE, RESUME, END, CANCEL, EXPIRE, … of the transition
+// table in domain/rental.ts): END's end-requirements check, the vehicle command through the fleet's
+// command delivery, then one transaction recording the transition (db/rental-lifecycle.ts). Also the
+// record of a failed operation.
+import { Context, ApplicationFailure } from '@temporalio/activity';
+import { inTenantTransaction, tenantEm } from '../db/orm.js';
+import {
+  endRequirementsOfRental,
+  recordEndRequirementsCheck,
+  recordRentalOperationFailure,
+  recordRentalTransition,
+  type EndCheckOutcome,
+  type RecordedTransition,
+  type RecordOperationFailureInput,
+  type RecordRentalTransitionInput,
+} from '../db/rental-lifecycle.js';
+import { warmRentalReadCache } from '../db/rental-rows.js';
+import { RENTAL_NO_MOVEMENT_SETTING_KEY } from '../domain/rental-trip.js';
+import { RENTAL_DEPOSIT_SETTING_KEY } from '../domain/rental-pricing.js';
+import { applyEndOverrides, assertRequirementsPassed } from '../domain/rental-requirements.js';
+import type { ActivityDeps } from './deps.js';
+import { activityIdempotencyKey, asActivity, withHeartbeat } from './support.js';
+import {
+  applyReportToVehicle,
+  createCommandDelivery,
+  recordCommandOutcomeIn,
+  type AnsweredStepCommand,
+} from './fleet.js';
+
+/** A transition with its vehicle command: the command is sent, then the transition recorded, in one activity. */
+export interface PerformRentalTransitionInput extends Omit<RecordRentalTransitionInput, 'vehicleReport'> {
+  vehicleId: number;
+  vehicleCommand?: 'UNLOCK' | 'LOCK' | 'OPEN_TAILBOX';
+  /** Reply timeout of the command (the category's override); the fleet default otherwise. */
+  commandTimeoutMs?: number;
+}
+
+/** Activities of the rental's transitions: the step with its vehicle command, and failed operations. */
+export function createRentalTransitionActivities(deps: ActivityDeps) {
+  const { orm } = deps;
+  const delivery = createCommandDelivery(deps);
+
+  /**
+   * Checks the end requirements of an END and records the check (RENTAL_REQUIREMENTS_END_CHECK) in its own
+   * transaction, so a refused END still leaves it on the timeline; a failed requirement refuses the END
+   * with its code unless the operator overrides it (the overridden ones are recorded on the rental).
+   */
+  async function checkEndRequirements(
+    input: PerformRentalTransitionInput,
+    idempotencyKey: string,
+  ): Promise<EndCheckOutcome> {
+    const outcome = await asActivity(async () => {
+      // Reads only: no transaction unless there is a check to record.
+      const check = await endRequirementsOfRental(tenantEm(orm, input.tenant), input);
+      const { evaluation, overridden } = applyEndOverrides(check.report, input.adminOverride);
+      if (check.report.profile !== null)
+        await inTenantTransaction(orm, input.tenant, (tx) =>
+          recordEndRequirementsCheck(tx, input, check, overridden, `${idempotencyKey}/end-check`),
+        );
+      return { evaluation, overridden, endBranchId: check.report.endBranchId };
+    });
+    assertRequirementsPassed(outcome.evaluation);
+    return { overridden: outcome.overridden, endBranchId: outcome.endBranchId };
+  }
+
+  /** The body of performRentalTransition (heartbeating around it). */
+  async function performTransition(input: PerformRentalTransitionInput): Promise<RecordedTransition> {
+    const idempotencyKey = activityIdempotencyKey();
+    await warmRentalReadCache(tenantEm(orm, input.tenant), input.tenant, [
+      RENTAL_DEPOSIT_SETTING_KEY,
+      RENTAL_NO_MOVEMENT_SETTING_KEY,
+    ]);
+    // END: the end requirements, from the vehicle's last reported state, before the vehicle is locked.
+    const endCheck =
+      input.transition === 'END' ? await checkEndRequirements(input, idempotencyKey) : undefined;
+    let answered: AnsweredStepCommand | undefined;
+    if (input.vehicleCommand) {
+      try {
+        answered = await delivery.sendStepCommand(
+          {
+            tenant: input.tenant,
+            rentalId: input.rentalId,
+            vehicleId: input.vehicleId,
+            command: input.vehicleCommand,
+            requestedBy: input.requestedBy,
+            timeoutMs: input.commandTimeoutMs,
+          },
+          false,
+        );
+      } catch (error) {
+        // The second unanswered attempt is final: the caller is waiting on the operation.
+        if (
+          error instanceof ApplicationFailure &&
+          error.type === 'V504' &&
+          Context.current().info.attempt >= 2
+        )
+          throw ApplicationFailure.create({ type: 'V504', message: error.message, nonRetryable: true });
+        throw error;
+      }
+    }
+    // Who sent the command, as the fleet records its outcome.
+    const commandInput = {
+      tenant: input.tenant,
+      vehicleId: input.vehicleId,
+      command: input.vehicleCommand!,
+      rentalId: input.rentalId,
+      requestedBy: input.requestedBy,
+    };
+    const unrecorded = answered?.unrecorded;
+    try {
+      return await asActivity(() =>
+        inTenantTransaction(orm, input.tenant, (em) =>
+          recordRentalTransition(
+            em,
+            { ...input, vehicleReport: answered?.report, endCheck },
+            idempotencyKey,
+            {
+              // The command's OK answer is recorded with the transition, in one transaction.
+              recordAnswer:
+                answered && unrecorded
+                  ? (events) =>
+                      recordCommandOutcomeIn(
+                        em,
+                        commandInput,
+                        answered.commandId,
+                        { status: 'OK', ...unrecorded, applyReport: false },
+                        events,
+                      )
+                  : undefined,
+              applyReport: (vehicle, report, events) => applyReportToVehicle(em, vehicle, report, events),
+            },
+          ),
+        ),
+      );
+    } catch (error) {
+      // The vehicle acted but the transition was refused: its answer is still recorded.
+      if (answered && unrecorded)
+        await inTenantTransaction(orm, input.tenant, (em) =>
+          recordCommandOutcomeIn(em, commandInput, answered.commandId, { status: 'OK', ...unrecorded }),
+        ).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  return {
+    /**
+     * Sends the transition's vehicle command and records the transition, in one activity: the command id
+     * and the event's idempotency key are both this activity's key, so a retry re-sends the same command
+     * (the device answers from its reply cache) and finds the transition recorded. A silent vehicle is
+     * asked twice; database faults retry like any activity.
+     */
+    async performRentalTransition(input: PerformRentalTransitionInput): Promise<RecordedTransition> {
+      return withHeartbeat(() => asActivity(() => performTransition(input)));
+    },
+
+    /** Records a failed operation (RENTAL_OPERATION_FAILED) so the timeline shows what was tried and why. */
+    async recordOperationFailure(input: RecordOperationFailureInput): Promise<void> {
+      const idempotencyKey = activityIdempotencyKey();
+      return asActivity(() =>
+        inTenantTransaction(orm, input.tenant, (em) =>
+          recordRentalOperationFailure(em, input, idempotencyKey),
+        ),
+      );
+    },
+  };
+}
