@@ -45,6 +45,42 @@ export interface RawLine {
 const fixed = (value: Amount, scale: number) => value.toFixed(scale, Decimal.ROUND_HALF_UP);
 
 /**
+ * Net and gross of each line. The tax is that of the whole price, rounded once: on the total net when
+ * prices exclude tax, the total net taken out of the total gross when they include it; each line gets its
+ * rounded share and the cents rounding leaves over go to the largest lines. Rounding every line on its
+ * own would let a longer rental cost a cent less (a minimum-price top-up shrinking as time grows).
+ */
+function splitTax(
+  bases: readonly Amount[],
+  rate: Amount,
+  pricesIncludeTax: boolean,
+  scale: number,
+): { net: Amount; gross: Amount }[] {
+  const factor = rate.div(100).plus(1);
+  const round = (value: Amount) => value.toDecimalPlaces(scale, Decimal.ROUND_HALF_UP);
+  const total = bases.reduce((sum, basis) => sum.plus(basis), new Money(0));
+  // The side of each line that is derived (tax when prices exclude it, net when they include it).
+  const derivedTotal = pricesIncludeTax ? round(total.div(factor)) : round(total.times(rate).div(100));
+  const derived = bases.map((basis) =>
+    pricesIncludeTax ? round(basis.div(factor)) : round(basis.times(rate).div(100)),
+  );
+  const unit = new Money(1).div(new Money(10).pow(scale));
+  let left = derivedTotal.minus(derived.reduce((sum, value) => sum.plus(value), new Money(0)));
+  const largestFirst = bases.map((_, index) => index).sort((a, b) => bases[b]!.comparedTo(bases[a]!));
+  for (let turn = 0; !left.isZero() && largestFirst.length > 0; turn++) {
+    const index = largestFirst[turn % largestFirst.length]!;
+    const step = left.isPositive() ? unit : unit.negated();
+    derived[index] = derived[index]!.plus(step);
+    left = left.minus(step);
+  }
+  return bases.map((basis, index) =>
+    pricesIncludeTax
+      ? { net: derived[index]!, gross: basis }
+      : { net: basis, gross: basis.plus(derived[index]!) },
+  );
+}
+
+/**
  * Rounds each line once and derives the three shapes from the rounded lines. The business unit's scale
  * rounds, but never finer than its currency's minor digits: an amount is written in those digits
  * (`formatAmount`), so a finer rounding would be rounded again and the totals would leave their lines.
@@ -55,22 +91,18 @@ export function buildResult(version: PricedVersion, tax: TaxContext, lines: RawL
   const scale = Math.min(tax.scale, minorDigitsOf(currency));
   const amount = (value: Amount) => formatAmount(value, currency);
   const rate = new Money(tax.taxPercentage);
-  const factor = rate.div(100).plus(1);
   const v4Lines: PriceLineV4[] = [];
+  const split = splitTax(
+    lines.map((line) => line.amount.toDecimalPlaces(scale, Decimal.ROUND_HALF_UP)),
+    rate,
+    version.rules.pricesIncludeTax,
+    scale,
+  );
   let net = new Money(0);
   let taxSum = new Money(0);
   let gross = new Money(0);
-  for (const line of lines) {
-    const basis = line.amount.toDecimalPlaces(scale, Decimal.ROUND_HALF_UP);
-    let lineNet: Amount;
-    let lineGross: Amount;
-    if (version.rules.pricesIncludeTax) {
-      lineGross = basis;
-      lineNet = basis.div(factor).toDecimalPlaces(scale, Decimal.ROUND_HALF_UP);
-    } else {
-      lineNet = basis;
-      lineGross = basis.plus(basis.times(rate).div(100).toDecimalPlaces(scale, Decimal.ROUND_HALF_UP));
-    }
+  lines.forEach((line, index) => {
+    const { net: lineNet, gross: lineGross } = split[index]!;
     const lineTax = lineGross.minus(lineNet);
     net = net.plus(lineNet);
     taxSum = taxSum.plus(lineTax);
@@ -88,7 +120,7 @@ export function buildResult(version: PricedVersion, tax: TaxContext, lines: RawL
       gross: amount(lineGross),
       taxPercentage: fixed(rate, 2),
     });
-  }
+  });
   const ref = version.ref;
   const groups = priceLineGroups
     .map((group) => {

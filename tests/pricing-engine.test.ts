@@ -443,6 +443,25 @@ describe('properties', () => {
       .map(([phase, seconds]) => ({ kind: 'append' as const, phase, seconds })),
   );
 
+  test('a minimum-price top-up does not make a longer rental a cent cheaper (tax rounded once)', () => {
+    // Found by the property below: taxed line by line, 72 minutes (0.72 + a 1.29 top-up) came to 2.40
+    // and 73 minutes (0.73 + 1.28) to 2.39.
+    const version = onDemand(
+      'CUMULATIVE_TIMESLOTS',
+      {
+        timeSlots: [{ fromMinute: 0, drivingPerMinute: '0.01', parkingPerMinute: '0.00' }],
+        billingIncrementMinutes: 1,
+        minimumPrice: '2.01',
+      },
+      false,
+    );
+    const price = (seconds: number) =>
+      priceOnDemandRental(version, { phases: phases(['DRIVING', seconds]), distance: '0' }, berlin).price
+        .total;
+    expect(price(4314)).toBe('2.39');
+    expect(price(4321)).toBe('2.39');
+  });
+
   test('CUMULATIVE_TIMESLOTS: a longer rental never costs less', () => {
     fc.assert(
       fc.property(
