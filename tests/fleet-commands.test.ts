@@ -234,11 +234,14 @@ describe('telemetry, ordering and connectivity', () => {
         batteries: [{ id: 'A', stateOfCharge: soc }],
         batteryMaxCapacityWh: 550,
       });
+    // The simulated vehicle keeps reporting on its own; the test's two reports are those dated ahead.
+    const ours = () =>
+      em().count(VehicleTelemetry, { vehicleId: vehicle.id, reportedAt: { $gte: new Date(base) } });
     const stored = await em().count(VehicleTelemetry, { vehicleId: vehicle.id });
     await backend.mqtt.publishAsync(topic, message(2000, true, 66), { qos: 1 });
     await until(async () => (await em().findOneOrFail(Vehicle, vehicle.id)).stateOfCharge === 66);
     await backend.mqtt.publishAsync(topic, message(1000, false, 64), { qos: 1 });
-    await until(async () => (await em().count(VehicleTelemetry, { vehicleId: vehicle.id })) >= stored + 2);
+    await until(async () => (await ours()) >= 2);
     await sleep(200);
     expect(await em().findOneOrFail(Vehicle, vehicle.id)).toMatchObject({ locked: true, stateOfCharge: 66 });
     const history = await call('GET', stack.back(`/vehicles/${vehicle.id}/telemetry`), { token: operator });
@@ -248,7 +251,8 @@ describe('telemetry, ordering and connectivity', () => {
       maxSpeedKmh: 20,
       batteryMaxCapacityWh: 550,
     });
-    expect(history.headers.get('x-total-count')).toBe(String(stored + 2));
+    expect(await ours()).toBe(2);
+    expect(Number(history.headers.get('x-total-count'))).toBeGreaterThanOrEqual(stored + 2);
   });
 
   test('a silent vehicle goes offline; SYNC is refused at once (409 V103); ASYNC queues and delivers once on reconnect', async () => {
