@@ -1,5 +1,5 @@
 import { MikroORM, defineConfig, type EntityManager, type Options } from '@mikro-orm/postgresql';
-import type { EntityClass } from '@mikro-orm/core';
+import type { Constructor, EntityClass } from '@mikro-orm/core';
 import { Migrator, type Migration } from '@mikro-orm/migrations';
 import path from 'node:path';
 import { TENANT_FILTER } from './entities/TenantScoped.js';
@@ -9,7 +9,7 @@ import { ReadCache } from './read-cache.js';
 /** A migration as the migrator lists it: its class and the name recorded when it ran. */
 export interface NamedMigration {
   name: string;
-  class: new (...args: never[]) => Migration;
+  class: Constructor<Migration>;
 }
 
 /** What the database holds: every entity and every migration (the composition root gathers them from the domains). */
@@ -30,7 +30,7 @@ export function ormOptions(
     extensions: [Migrator],
     migrations: {
       path: path.join(repoRoot, 'db/migrations'),
-      migrationsList: [...schema.migrations] as never,
+      migrationsList: [...schema.migrations],
       snapshot: true,
       snapshotName: '.snapshot-fleetflow',
       silent: true,

@@ -217,11 +217,11 @@ describe('GET /vehicles/{id}/details', () => {
       'V404',
     );
     const tx = em();
-    const [any] = await tx.find(Vehicle, {}, { limit: 1 });
+    const [seeded] = await tx.find(Vehicle, {}, { limit: 1 });
     const sibling = tx.create(Vehicle, {
       code: 'SIBLING-DETAILS-1',
       branch: tx.getReference(Branch, session.seed.otherBranchId),
-      category: any!.category,
+      category: seeded!.category,
     });
     await tx.flush();
     expectError(
@@ -230,7 +230,7 @@ describe('GET /vehicles/{id}/details', () => {
       'AUTH002',
     );
     expectError(
-      await call('GET', stack.back(`/vehicles/${any!.id}/details`), { token: noRole }),
+      await call('GET', stack.back(`/vehicles/${seeded!.id}/details`), { token: noRole }),
       403,
       'AUTH002',
     );

@@ -1,6 +1,6 @@
 // The shape of one business domain as the composition root registers it: its tables, permissions,
 // endpoints, activities and workflows. The list of domains (./index.ts) is the only place a new domain is added.
-import type { EntityClass } from '@mikro-orm/core';
+import type { Constructor, EntityClass } from '@mikro-orm/core';
 import type { Migration } from '@mikro-orm/migrations';
 import type { AnyRoute } from '../../api/kernel/route.js';
 import type { EntityTimeline } from '../../api/routes/back/events.js';
@@ -19,7 +19,7 @@ export interface DomainModule {
   name: string;
   entities?: readonly EntityClass<unknown>[];
   /** Its schema changes (db/migrations); every domain's run in the order of their timestamped names. */
-  migrations?: readonly (new (...args: never[]) => Migration)[];
+  migrations?: readonly Constructor<Migration>[];
   permissions?: DomainPermissions;
   /** Its error codes (`domain/<domain>.errors.ts`); the catalogue is assembled from every domain's. */
   errors?: Readonly<Record<string, CatalogueEntry>>;
