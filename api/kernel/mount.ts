@@ -130,7 +130,7 @@ export function authenticationMiddleware(table: RouteTable, tokens: TokenService
       const principal = await authenticateRequest(tokens, req, prefix[2] as 'back' | 'front', tenant, mode);
       if (principal) req.context.principal = principal;
     }
-    if (exact) assertPlainNumbers(exact.numbers, req.path, req.query as Record<string, unknown>);
+    if (exact) assertPlainNumbers(exact.numbers, req.path, req.query);
     next();
   };
 }
