@@ -73,7 +73,6 @@ export async function startEmbeddedPostgres(
 ): Promise<EmbeddedPostgresHandle> {
   const dataDir = path.resolve(options.dataDir);
   const database = options.database ?? 'fleetflow';
-  const port = options.port || (await freePort(HOST));
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const runAs = await resolveRunAsUser();
 
@@ -82,13 +81,28 @@ export async function startEmbeddedPostgres(
   const log = createServerLog('postgres');
   await clearStaleServer(dataDir, log);
 
-  const server = new EmbeddedPostgres({
-    ...commonOptions(runAs, log),
-    databaseDir: dataDir,
-    port,
-    postgresFlags: POSTGRES_FLAGS,
-  });
-  await startServer(server, port, dataDir, log);
+  // A port picked here can be taken before PostgreSQL binds it (another server starting beside it
+  // picks its own ports), so a picked port that turns out busy is picked again; a given one is not.
+  let port = options.port || (await freePort(HOST));
+  let server: EmbeddedPostgresInstance;
+  for (let attempt = 1; ; attempt++) {
+    server = new EmbeddedPostgres({
+      ...commonOptions(runAs, log),
+      databaseDir: dataDir,
+      port,
+      postgresFlags: POSTGRES_FLAGS,
+    });
+    try {
+      await startServer(server, port, dataDir, log);
+      break;
+    } catch (err) {
+      const portTaken = /already in use/i.test(messageOf(err));
+      if (options.port || !portTaken || attempt >= 5) throw err;
+      log.write(`Port ${port} was taken before PostgreSQL bound it; picking another`);
+      await clearStaleServer(dataDir, log);
+      port = await freePort(HOST);
+    }
+  }
   await fs.writeFile(path.join(dataDir, OWNER_FILE), `${process.pid}\n`, { mode: 0o644 });
   // If this process exits without calling stop(), PostgreSQL must not outlive it (fast shutdown).
   const postmasterPid = await readPidFile(path.join(dataDir, 'postmaster.pid'));

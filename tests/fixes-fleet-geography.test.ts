@@ -28,7 +28,8 @@ const call = (method: string, path: string, options?: CallOptions): Promise<Repl
 const em = () => session.em();
 
 beforeAll(async () => {
-  session = await startSession({ rival: true });
+  // A long command timeout, so that answering at once is told apart from waiting one out even on a loaded machine.
+  session = await startSession({ rival: true, commandTimeoutMs: 20_000 });
   ({ stack, operatorToken: operator } = session);
   const tx = em();
   tx.create(ApiClient, {
@@ -115,7 +116,7 @@ describe('a command to an offline vehicle is refused as not sent (409 V103), nev
           code: 'V103',
         });
         expect(reply.body.userMessage).toMatch(/offline/);
-        expect(Date.now() - started).toBeLessThan(1000);
+        expect(Date.now() - started).toBeLessThan(5000);
       }
       expect(await em().count(VehicleCommand, { vehicleId: vehicle.id })).toBe(commandsBefore);
       expect(simulator.getVehicle(String(vehicle.id))!.executedCommands).toBe(executedBefore);
