@@ -1,6 +1,7 @@
 // Activities of the booking workflow: each opens one tenant transaction and runs one write of
 // db/booking-creation.ts or db/booking-lifecycle.ts in it with the activity's idempotency key, and turns
-// domain refusals into typed, non-retryable failures (asActivity).
+// domain refusals into typed, non-retryable failures (asActivity). A fee invoiced by a cancellation or a
+// no-show is billed automatically once its step committed.
 import { inTenantTransaction, type EntityManager } from '../db/orm.js';
 import { createBookingRecord, updateBookingRecord } from '../db/booking-creation.js';
 import {
@@ -24,16 +25,24 @@ import type {
 } from '../domain/booking.js';
 import type { ActivityDeps } from './deps.js';
 import { activityIdempotencyKey, asActivity } from './support.js';
+import { autoBillInvoiceOf } from './payment-billing.js';
 
 /** Who acts and when, as the workflow sends it (the idempotency key is the activity's own). */
 export type ActingInput = Omit<Acting, 'idempotencyKey'>;
 
 /** Activities of the booking workflow. */
-export function createBookingActivities({ orm }: ActivityDeps) {
+export function createBookingActivities(deps: ActivityDeps) {
+  const { orm } = deps;
   /** One write in one tenant transaction under the activity's idempotency key. */
   const step = <T>(tenant: string, work: (em: EntityManager, key: string) => Promise<T>) => {
     const key = activityIdempotencyKey();
     return asActivity(() => inTenantTransaction(orm, tenant, (em) => work(em, key)));
+  };
+  /** After a step that may have invoiced a fee: bills it (`finance.invoice.autoBill`) once the step committed. */
+  const billed = async (input: ActingInput, recorded: Promise<BookingTimeline>): Promise<BookingTimeline> => {
+    const timeline = await recorded;
+    await autoBillInvoiceOf(deps, input.tenant, { bookingId: input.bookingId }, activityIdempotencyKey());
+    return timeline;
   };
   return {
     /** Records a new booking (admission, pricing, BOOKING_CREATED); idempotent per booking id. */
@@ -70,15 +79,21 @@ export function createBookingActivities({ orm }: ActivityDeps) {
     preparePickup(input: ActingInput & { rentalAuthOverride: boolean }): Promise<PickupPlan> {
       return step(input.tenant, (em, key) => preparePickup(em, { ...input, idempotencyKey: key }));
     },
-    /** Cancels, invoicing the fee unless waived. */
+    /** Cancels, invoicing the fee unless waived; the fee is billed once that committed. */
     cancelBooking(
       input: ActingInput & { waiveCancellationFee: boolean; reason?: string; enforceCancellable: boolean },
     ): Promise<BookingTimeline> {
-      return step(input.tenant, (em, key) => cancelBookingRecord(em, { ...input, idempotencyKey: key }));
+      return billed(
+        input,
+        step(input.tenant, (em, key) => cancelBookingRecord(em, { ...input, idempotencyKey: key })),
+      );
     },
-    /** Ends the booking by a timer: EXPIRED (approval deadline, no-show) or ABORTED (no vehicle). */
+    /** Ends the booking by a timer: EXPIRED (approval deadline, no-show) or ABORTED (no vehicle); a no-show fee is billed. */
     expireBooking(input: ActingInput & { reason: BookingTimerEnding }): Promise<BookingTimeline> {
-      return step(input.tenant, (em, key) => expireBookingRecord(em, { ...input, idempotencyKey: key }));
+      return billed(
+        input,
+        step(input.tenant, (em, key) => expireBookingRecord(em, { ...input, idempotencyKey: key })),
+      );
     },
     /** Marks the booking's running rental overdue. */
     markBookingOverdue(input: ActingInput): Promise<BookingTimeline> {

@@ -1,5 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Client } from '@temporalio/client';
 import type { VehicleCommandClient } from '../devices/command-client.js';
+import type { PaymentGateways } from '../platform/payment-gateway/port.js';
 
 /** Everything activity factories may depend on; each factory takes what it needs. */
 export interface ActivityDeps {
@@ -7,4 +9,8 @@ export interface ActivityDeps {
   vehicleCommands: VehicleCommandClient;
   /** Reply timeout of vehicle commands when the category sets none. */
   vehicleCommandTimeoutMs: number;
+  /** The payment gateway adapters (finance's charges and refunds). */
+  paymentGateways: PaymentGateways;
+  /** Starts workflows from activities: automatic billing starts the payment workflow of an invoice. */
+  temporal: { client: Client; taskQueue: string };
 }

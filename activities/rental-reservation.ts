@@ -12,6 +12,7 @@ import {
 } from '../db/rental-reservation.js';
 import { warmRentalReadCache } from '../db/rental-rows.js';
 import { isDomainError } from '../domain/errors.js';
+import { DUNNING_SETTING_KEY } from '../domain/finance.js';
 import { RENTAL_RESERVATION_SETTING_KEY } from '../domain/rental.js';
 import { RENTAL_REQUIREMENTS_SETTING_KEY } from '../domain/rental-requirements.js';
 import { rentalWorkflowId } from '../workflows/rental.messages.js';
@@ -25,6 +26,7 @@ export function createRentalReservationActivities({ orm }: ActivityDeps) {
     await warmRentalReadCache(tenantEm(orm, input.tenant), input.tenant, [
       RENTAL_RESERVATION_SETTING_KEY,
       RENTAL_REQUIREMENTS_SETTING_KEY,
+      DUNNING_SETTING_KEY,
     ]);
     return inTenantTransaction(orm, input.tenant, (em) =>
       reserveRentalRecord(em, input, {

@@ -1,7 +1,7 @@
 // The rental workflow's transition step (START, PAUSE, RESUME, END, CANCEL, EXPIRE, … of the transition
 // table in domain/rental.ts): END's end-requirements check, the vehicle command through the fleet's
 // command delivery, then one transaction recording the transition (db/rental-lifecycle.ts). Also the
-// record of a failed operation.
+// record of a failed operation. An ending step's invoice is billed automatically once it committed.
 import { Context, ApplicationFailure } from '@temporalio/activity';
 import { inTenantTransaction, tenantEm } from '../db/orm.js';
 import {
@@ -16,9 +16,11 @@ import {
 } from '../db/rental-lifecycle.js';
 import { warmRentalReadCache } from '../db/rental-rows.js';
 import { RENTAL_NO_MOVEMENT_SETTING_KEY } from '../domain/rental-trip.js';
+import { rentalTransitions } from '../domain/rental.js';
 import { RENTAL_DEPOSIT_SETTING_KEY } from '../domain/rental-pricing.js';
 import { applyEndOverrides, assertRequirementsPassed } from '../domain/rental-requirements.js';
 import type { ActivityDeps } from './deps.js';
+import { autoBillInvoiceOf } from './payment-billing.js';
 import { activityIdempotencyKey, asActivity, withHeartbeat } from './support.js';
 import {
   applyReportToVehicle,
@@ -150,7 +152,20 @@ export function createRentalTransitionActivities(deps: ActivityDeps) {
      * asked twice; database faults retry like any activity.
      */
     async performRentalTransition(input: PerformRentalTransitionInput): Promise<RecordedTransition> {
-      return withHeartbeat(() => asActivity(() => performTransition(input)));
+      return withHeartbeat(() =>
+        asActivity(async () => {
+          const recorded = await performTransition(input);
+          // END, CANCEL and EXPIRE wrote the invoice: billed once that committed (`finance.invoice.autoBill`).
+          if (rentalTransitions[input.transition].ends)
+            await autoBillInvoiceOf(
+              deps,
+              input.tenant,
+              { rentalId: input.rentalId },
+              activityIdempotencyKey(),
+            );
+          return recorded;
+        }),
+      );
     },
 
     /** Records a failed operation (RENTAL_OPERATION_FAILED) so the timeline shows what was tried and why. */

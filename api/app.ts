@@ -1,4 +1,5 @@
 import express from 'express';
+import type { PaymentGateways } from '../platform/payment-gateway/port.js';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Client } from '@temporalio/client';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -47,6 +48,8 @@ export interface ApiDeps {
   /** Outgoing e-mail (default: SMTP_URL, else .eml files in MAIL_OUTBOX_DIR) and SMS (default: SMS_OUTBOX_DIR). */
   mail?: MailSender;
   sms?: SmsSender;
+  /** The payment gateway adapters: webhooks verify with them, refunds and challenges use them. */
+  paymentGateways: PaymentGateways;
 }
 
 const require = createRequire(import.meta.url);
@@ -142,7 +145,15 @@ export function createApp(deps: ApiDeps, contents: ApiContents): express.Express
     (_req, res) => void res.type('html').send(docsPage('fleetflow app API', '/openapi/front.json')),
   );
 
-  app.use(express.json({ limit: '256kb' }));
+  app.use(
+    express.json({
+      limit: '256kb',
+      // The bytes as received stay beside the parsed body: gateway webhooks are signed over them.
+      verify: (req, _res, raw) => {
+        (req as express.Request).context.rawBody = raw;
+      },
+    }),
+  );
   app.use(express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 100 }));
   // Plain-text bodies only reach routes that declare `text/plain` (the vehicle debug console).
   app.use(express.text({ type: 'text/plain', limit: '16kb' }));
@@ -164,6 +175,7 @@ export function createApp(deps: ApiDeps, contents: ApiContents): express.Express
     orm: deps.orm,
     temporal: deps.temporal,
     taskQueue: deps.taskQueue,
+    paymentGateways: deps.paymentGateways,
     tokens,
     tokenTtlSeconds: deps.tokenTtlSeconds,
     permissions: contents.permissions,

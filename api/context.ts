@@ -16,6 +16,8 @@ export interface Principal {
 export interface RequestContext {
   traceId: string;
   principal?: Principal;
+  /** A JSON body's bytes as received: gateway webhooks are signed over them, not over the parsed value. */
+  rawBody?: Buffer;
 }
 
 declare module 'express-serve-static-core' {

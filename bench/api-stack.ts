@@ -14,6 +14,7 @@ import { connectOrm } from '../composition/orm.js';
 import { seedTenant } from '../composition/seed.js';
 import { createApp } from '../composition/app.js';
 import { demoOperatorClient } from '../db/seed/access.js';
+import type { PaymentGateways } from '../platform/payment-gateway/port.js';
 
 export interface BenchApi {
   /** `http://127.0.0.1:<port>/v1/<tenant>` */
@@ -29,8 +30,10 @@ export async function serveApi(options: {
   temporal: Client;
   taskQueue: string;
   tenant: string;
+  paymentGateways?: PaymentGateways;
 }): Promise<{ origin: string; token: string; close(): Promise<void> }> {
   const app = createApp({
+    paymentGateways: options.paymentGateways,
     orm: options.orm,
     temporal: options.temporal,
     taskQueue: options.taskQueue,
@@ -61,6 +64,7 @@ export async function startBenchApi(backend: TestBackend): Promise<BenchApi> {
     temporal: backend.client,
     taskQueue: backend.taskQueue,
     tenant: backend.seed.tenant,
+    paymentGateways: backend.paymentGateways,
   });
   return { base: `${origin}/v1/${backend.seed.tenant}`, token, close };
 }

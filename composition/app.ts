@@ -2,16 +2,27 @@
 import type express from 'express';
 import { createApp as createAppWith, type ApiDeps } from '../api/app.js';
 import { backDocument as backDocumentOf, frontDocument as frontDocumentOf } from '../api/documents.js';
+import { loadConfig } from '../platform/config.js';
+import type { PaymentGateways } from '../platform/payment-gateway/port.js';
+import { paymentGatewaysFor } from './payment-gateways.js';
 import { allRoutes, errorCatalogue, permissionCatalogue, processKinds } from './registry.js';
 
-/** The operator and app interfaces with every domain's endpoints. */
-export const createApp = (deps: ApiDeps): express.Express =>
-  createAppWith(deps, {
-    routes: allRoutes(),
-    permissions: permissionCatalogue(),
-    processes: processKinds(),
-    errorCatalogue: errorCatalogue(),
-  });
+/**
+ * The operator and app interfaces with every domain's endpoints; the payment gateways default to the
+ * configuration's (a test passes its worker's, so both sides share one sandbox configuration).
+ */
+export const createApp = (
+  deps: Omit<ApiDeps, 'paymentGateways'> & { paymentGateways?: PaymentGateways },
+): express.Express =>
+  createAppWith(
+    { ...deps, paymentGateways: deps.paymentGateways ?? paymentGatewaysFor(deps.orm, loadConfig()) },
+    {
+      routes: allRoutes(),
+      permissions: permissionCatalogue(),
+      processes: processKinds(),
+      errorCatalogue: errorCatalogue(),
+    },
+  );
 
 /** The operator interface's document (`/openapi/back.json`). */
 export const backDocument = () => backDocumentOf(allRoutes());

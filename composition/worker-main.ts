@@ -8,13 +8,17 @@ import { connectMqtt, VehicleCommandClient } from '../devices/command-client.js'
 import { createFleetflowWorker } from './worker.js';
 import { TelemetryIngestor } from '../workers/telemetry-ingestor.js';
 import { DockingIngestor } from '../workers/docking-ingestor.js';
+import { runPaymentStarter } from '../workers/payment-starter.js';
+import { runRecurringTaskStarter } from '../workers/recurring-task-starter.js';
 import {
   createWorkerObservability,
   startMetricsServer,
   temporalRuntimeOptions,
   workerMetricsPort,
 } from '../workers/observability.js';
+import { Client } from '@temporalio/client';
 import { connectOrm } from './orm.js';
+import { paymentGatewaysFor } from './payment-gateways.js';
 
 const config = loadConfig();
 const log = createLogger('worker');
@@ -50,6 +54,10 @@ const dockingLog = log.child({ component: 'docking-ingestor' });
 const dockingIngestor = new DockingIngestor(orm, mqtt, { log: (message) => dockingLog.warn(message) });
 await dockingIngestor.start();
 const connection = await NativeConnection.connect({ address: temporalAddress });
+const temporal = {
+  client: new Client({ connection, namespace: config.temporalNamespace }),
+  taskQueue: config.taskQueue,
+};
 const worker = await createFleetflowWorker({
   connection,
   namespace: config.temporalNamespace,
@@ -57,10 +65,30 @@ const worker = await createFleetflowWorker({
   orm,
   vehicleCommands,
   vehicleCommandTimeoutMs: config.vehicleCommandTimeoutMs,
+  paymentGateways: paymentGatewaysFor(orm, config),
+  temporal,
   observability,
 });
+// Payments whose workflow never started (a crash between the row and the start, the demo seed).
+const paymentStarterLog = log.child({ component: 'payment-starter' });
+const stopPaymentStarter = runPaymentStarter(orm, temporal, {
+  intervalMs: 60_000,
+  log: (message, error) =>
+    error ? paymentStarterLog.error({ err: error }, message) : paymentStarterLog.info(message),
+});
+// Recurring tasks whose schedule or usage workflow is missing (the demo seed, a reset Temporal server).
+const recurringStarterLog = log.child({ component: 'recurring-task-starter' });
+const stopRecurringTaskStarter = runRecurringTaskStarter(orm, temporal, {
+  intervalMs: 10 * 60_000,
+  log: (message, error) =>
+    error ? recurringStarterLog.error({ err: error }, message) : recurringStarterLog.info(message),
+});
 
-const shutdown = () => worker.shutdown();
+const shutdown = () => {
+  stopPaymentStarter();
+  stopRecurringTaskStarter();
+  worker.shutdown();
+};
 process.once('SIGINT', shutdown);
 process.once('SIGTERM', shutdown);
 log.info(

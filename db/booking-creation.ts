@@ -12,6 +12,7 @@ import { UserGroup } from './entities/UserGroup.js';
 import { Vehicle } from './entities/Vehicle.js';
 import { VehicleCategory } from './entities/VehicleCategory.js';
 import { recordEvent } from './events.js';
+import { assertNoDunningBlock } from './dunning.js';
 import { checkBookingAdmission, heldWindow } from './booking-availability.js';
 import {
   bookingPricingAt,
@@ -55,6 +56,8 @@ export async function createBookingRecord(
   const customer = await em.findOne(Customer, input.customerId);
   if (!customer) throw new DomainError('U106', `customer ${input.customerId} not found`);
   if (customer.isBlocked) throw new DomainError('U131');
+  // Dunning: no new booking while an invoice of the customer is unpaid past its grace period.
+  await assertNoDunningBlock(em, input.tenant, customer.id, input.branchId, at);
   const category = await em.findOne(VehicleCategory, input.vehicleCategoryId);
   if (!category) throw new DomainError('VC404', `vehicle category ${input.vehicleCategoryId} not found`);
   const branch = await em.findOne(Branch, input.branchId);

@@ -294,6 +294,8 @@ export async function preparePickup(
       at,
       bookingStartTime: booking.startTime,
       bookingEndTime: booking.endTime,
+      // A booking made before an invoice went unpaid is picked up: dunning refuses new ones only.
+      checkUnpaidInvoices: false,
     });
   const [{ id: rentalId }] = await em.execute<[{ id: number }]>(`select nextval('rental_id_seq')::int as id`);
   recordEvent(em, {

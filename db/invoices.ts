@@ -13,7 +13,8 @@ import { type UserGroup } from './entities/UserGroup.js';
 import { businessUnitOfBranch } from './pricing.js';
 import type { PriceResult } from '../domain/pricing.js';
 
-async function nextInvoiceNumber(em: EntityManager, tenant: string, unit: BusinessUnit, at: Date) {
+/** The next number of a business unit's yearly, gapless invoice sequence (in the caller's transaction). */
+export async function nextInvoiceNumber(em: EntityManager, tenant: string, unit: BusinessUnit, at: Date) {
   const year = Number(
     new Intl.DateTimeFormat('en', { timeZone: unit.timeZoneId, year: 'numeric' }).format(at),
   );

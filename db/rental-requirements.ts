@@ -20,6 +20,7 @@ import { effectiveSetting } from './settings.js';
 import { termsStateOf } from './identity.js';
 import { loadBranchGeofence } from './areas.js';
 import { readCacheOf } from './read-cache.js';
+import { dunningBlockOf, dunningMessage } from './dunning.js';
 import { DomainError } from '../domain/errors.js';
 import type { LatLng, PreparedAreas, VehicleSnapshot } from '../domain/geofence.js';
 import {
@@ -29,12 +30,13 @@ import {
   evaluateStartRequirements,
   requirementsFor,
   startRequirementCodes,
+  unpaidInvoicesRequirement,
   RENTAL_REQUIREMENTS_SETTING_KEY,
   type BusinessAccountFact,
   type EndRequirementName,
   type RentalRequirementsConfig,
+  type ReportedStartRequirementName,
   type RequirementResult,
-  type StartRequirementName,
 } from '../domain/rental-requirements.js';
 
 /** The requirements that apply to a branch and vehicle category, and the profile that gave them. */
@@ -62,6 +64,11 @@ export interface StartRequirementsInput {
   at: Date;
   bookingStartTime?: Date;
   bookingEndTime?: Date;
+  /**
+   * Whether dunning applies (default true): a new rental or booking is refused while an invoice is
+   * unpaid past its grace period; the pickup of a booking made before is not (already committed).
+   */
+  checkUnpaidInvoices?: boolean;
 }
 
 /** The start requirements of a branch and category, evaluated for a customer when one is given. */
@@ -74,7 +81,9 @@ export interface StartRequirementsReport {
   evaluated: boolean;
   /** Whether every requirement passed; null when not evaluated. */
   passed: boolean | null;
-  requirements: (Omit<RequirementResult<StartRequirementName>, 'passed'> & { passed: boolean | null })[];
+  requirements: (Omit<RequirementResult<ReportedStartRequirementName>, 'passed'> & {
+    passed: boolean | null;
+  })[];
 }
 
 /** B404 unless the tenant has this branch (from the read cache's branch tree). */
@@ -152,13 +161,16 @@ export async function startRequirementsReport(
   const customer = await em.findOne(Customer, input.customerId);
   if (!customer) throw new DomainError('U106', `customer ${input.customerId} not found`);
   const needs = new Set(config.start);
-  const [terms, sources, authority, business] = await Promise.all([
+  const [terms, sources, authority, business, dunning] = await Promise.all([
     needs.has('TERMS_ACCEPTED') ? termsStateOf(em, tenant, customer.id, input.branchId) : undefined,
     needs.has('PAYMENT_METHOD') || needs.has('PAYMENT_PRE_AUTHORIZATION')
       ? em.find(PaymentSource, { customer: customer.id }, { fields: ['type'] })
       : [],
     needs.has('RENTAL_AUTHORITY') ? holdsRentalAuthority(em, tenant, customer.id, input.branchId) : false,
     input.userGroupId !== undefined ? businessAccountFact(em, customer.id, input.userGroupId) : null,
+    input.checkUnpaidInvoices === false
+      ? null
+      : dunningBlockOf(em, tenant, customer.id, input.branchId, input.at),
   ]);
   const evaluated = evaluateStartRequirements(config, {
     at: input.bookingStartTime ?? input.at,
@@ -168,7 +180,17 @@ export async function startRequirementsReport(
     rentalAuthority: authority,
     businessAccount: business,
   });
-  return { ...base, evaluated: true, ...evaluated };
+  if (!dunning) return { ...base, evaluated: true, ...evaluated };
+  // Dunning is listed first, and only when it blocks: it is no requirement a branch configures.
+  return {
+    ...base,
+    evaluated: true,
+    passed: false,
+    requirements: [
+      { name: unpaidInvoicesRequirement, passed: false, code: 'U134', message: dunningMessage(dunning) },
+      ...evaluated.requirements,
+    ],
+  };
 }
 
 /**

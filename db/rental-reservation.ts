@@ -293,6 +293,8 @@ export async function reserveRentalRecord(
     vehicleCategoryId: vehicle.category.id,
     userGroupId: input.userGroupId,
     at: reservedAt,
+    // Dunning refuses new rentals, not the pickup of a booking made before (db/dunning.ts).
+    checkUnpaidInvoices: input.bookingId === undefined,
   });
   // Every event of the reservation shares these fields.
   const about = {

@@ -43,6 +43,15 @@ export const startRequirementNames = [
 ] as const;
 export type StartRequirementName = (typeof startRequirementNames)[number];
 
+/**
+ * Not configurable, checked at every start whatever the configuration: dunning (the `finance.dunning`
+ * setting; U134 while an invoice is unpaid past its grace period). A report lists it only when it fails.
+ */
+export const unpaidInvoicesRequirement = 'NO_UNPAID_INVOICES';
+/** Every name a start requirements report may show: the configurable ones and NO_UNPAID_INVOICES. */
+export const reportedStartRequirementNames = [...startRequirementNames, unpaidInvoicesRequirement] as const;
+export type ReportedStartRequirementName = (typeof reportedStartRequirementNames)[number];
+
 /** The spec's seventeen end requirements, exactly as its table names them. */
 export const endRequirementNames = [
   'IN_BUSINESS_AREA',

@@ -43,6 +43,16 @@ export interface FleetflowConfig {
   embeddedSmtpPort: number;
   /** Lifetime of customer refresh tokens. */
   refreshTokenTtlSeconds: number;
+  /** Stripe secret key; when set, new payments go through Stripe instead of the sandbox gateway. */
+  stripeSecretKey?: string;
+  /** Stripe API base URL (`http://127.0.0.1:12111` for stripe-mock); Stripe's own when absent. */
+  stripeApiBase?: string;
+  /** Signing secret of Stripe's webhooks (`whsec_…`). */
+  stripeWebhookSecret?: string;
+  /** Signing secret of the sandbox gateway's webhooks (standardwebhooks `whsec_…` base64). */
+  sandboxWebhookSecret: string;
+  /** How long the sandbox gateway's `timeout` token keeps a first call waiting. */
+  sandboxGatewayTimeoutMs: number;
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -86,5 +96,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): FleetflowConfi
     smsOutboxDir: path.resolve(env.SMS_OUTBOX_DIR || path.join(dataDir, 'sms')),
     embeddedSmtpPort: intFromEnv(env, 'EMBEDDED_SMTP_PORT', 2525),
     refreshTokenTtlSeconds: intFromEnv(env, 'REFRESH_TOKEN_TTL_SECONDS', 30 * 86_400),
+    stripeSecretKey: env.STRIPE_SECRET_KEY || undefined,
+    stripeApiBase: env.STRIPE_API_BASE || undefined,
+    stripeWebhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined,
+    // A development default: the sandbox moves no money; set your own where the webhook is reachable.
+    sandboxWebhookSecret:
+      env.SANDBOX_GATEWAY_WEBHOOK_SECRET || 'whsec_ZmxlZXRmbG93LXNhbmRib3gtZ2F0ZXdheS1kZXY=',
+    sandboxGatewayTimeoutMs: intFromEnv(env, 'SANDBOX_GATEWAY_TIMEOUT_MS', 20_000),
   };
 }

@@ -11,6 +11,8 @@ export interface MailMessage {
   to: string;
   subject: string;
   text: string;
+  /** Files sent with the message (an invoice's PDF). */
+  attachments?: { filename: string; content: Buffer; contentType: string }[];
 }
 
 /** Port for sending e-mail (the customer domain's codes and links). */

@@ -103,6 +103,25 @@ describe('numbers are plain decimals', () => {
         .status,
     ).toBe(200);
   });
+
+  test("a paged list's page and size are plain decimals too", async () => {
+    const branchId = stack.backend.seed.branchId;
+    for (const paging of ['page=1e3', 'page=0x1', 'size=1e1', 'size=+5', 'page=01'])
+      expectError(
+        await stack.call('GET', stack.back(`/vehicles?branchId=${branchId}&${paging}`), {
+          token: operatorToken,
+        }),
+        400,
+        '0022',
+      );
+    expect(
+      (
+        await stack.call('GET', stack.back(`/vehicles?branchId=${branchId}&page=0&size=5`), {
+          token: operatorToken,
+        })
+      ).status,
+    ).toBe(200);
+  });
 });
 
 describe('the most specific path decides the route', () => {

@@ -30,11 +30,18 @@ const em = () => tenantEm(stack.backend.orm, seed.tenant);
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 
-/** `days` days ahead at `hourUtc` (09:00 UTC is 10:00 in Berlin: inside every station's opening hours). */
-function dayAt(days: number, hourUtc = 9): Date {
-  const midnight = new Date();
-  midnight.setUTCHours(0, 0, 0, 0);
-  return new Date(midnight.getTime() + days * DAY + hourUtc * 60 * MINUTE);
+/**
+ * The `weekdays`-th working day ahead at `hourUtc` (09:00 UTC is 10:00 in Berlin: inside every station's
+ * opening hours). Weekends are skipped: the demo bundle's weekend rate would change the expected prices.
+ */
+function dayAt(weekdays: number, hourUtc = 9): Date {
+  const day = new Date();
+  day.setUTCHours(0, 0, 0, 0);
+  for (let left = weekdays; left > 0;) {
+    day.setTime(day.getTime() + DAY);
+    if (day.getUTCDay() !== 0 && day.getUTCDay() !== 6) left -= 1;
+  }
+  return new Date(day.getTime() + hourUtc * 60 * MINUTE);
 }
 
 const windowOf = (start: Date, hours = 2) => ({

@@ -316,7 +316,7 @@ describe('operator customer tools and terms', () => {
       back(`/customers/${customerIds[0]}/payment-sources?branchId=${branchId}`),
       { token: operatorToken },
     );
-    expect(sources.body).toMatchObject([{ providerReference: 'pm_demo_anna_visa', label: 'Visa •••• 4242' }]);
+    expect(sources.body).toMatchObject([{ providerReference: 'tok_sandbox_visa', label: 'Visa •••• 4242' }]);
     // An operations-only client holds no finance permission: no payment sources.
     const ops = em();
     const opsRole = await ops.findOneOrFail(Role, { name: 'Fleet operations' });

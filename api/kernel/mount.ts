@@ -13,7 +13,14 @@ import { DomainError } from '../../domain/errors.js';
 import { RequestAuthorizer } from '../authorization.js';
 import { authenticateRequest, type TokenService } from '../auth.js';
 import type { Principal } from '../context.js';
-import { authenticationOf, fullPath, type AnyRoute, type PageRequest, type RouteContext } from './route.js';
+import {
+  authenticationOf,
+  fullPath,
+  type AnyRoute,
+  type FileBody,
+  type PageRequest,
+  type RouteContext,
+} from './route.js';
 import type { ApiServices } from './services.js';
 import { assertPlainNumbers, numericParametersOf, type NumericParameters } from './strict-parameters.js';
 
@@ -92,7 +99,7 @@ export class RouteTable {
     }
   }
 
-  match(method: string, path: string): { exact?: CompiledRoute; pathKnown: boolean } {
+  match(method: string, path: string): { exact?: CompiledRoute; pathKnown: boolean; pathAnonymous: boolean } {
     // Patterns are case-sensitive and anchored: a route can only match a path with its resource segment.
     const candidates =
       this.byResource.get(path.split('/', RESOURCE_SEGMENT + 1)[RESOURCE_SEGMENT] ?? '') ?? this.anyResource;
@@ -103,7 +110,11 @@ export class RouteTable {
     const exact = onPath.find(
       (entry) => entry.template === template && entry.route.method === method.toLowerCase(),
     );
-    return { exact, pathKnown: onPath.length > 0 };
+    // A path every method of which is served without a token (a gateway's webhook endpoint).
+    const pathAnonymous =
+      onPath.length > 0 &&
+      onPath.every((entry) => entry.template !== template || authenticationOf(entry.route) === 'none');
+    return { exact, pathKnown: onPath.length > 0, pathAnonymous };
   }
 }
 
@@ -116,10 +127,12 @@ const interfacePrefix = /^\/v1\/([^/]+)\/(back|front)(?:\/|$)/;
 export function authenticationMiddleware(table: RouteTable, tokens: TokenService): RequestHandler {
   return async (req, res, next) => {
     const prefix = interfacePrefix.exec(req.path);
-    const { exact } = table.match(req.method, req.path);
+    const { exact, pathAnonymous } = table.match(req.method, req.path);
     if (exact) res.locals.routeTemplate = exact.template;
     if (!prefix) return next();
-    const mode = exact ? authenticationOf(exact.route) : 'required';
+    // A method an anonymous path lacks is answered 405 by the validator: without a token to check, a
+    // 401 would tell the caller less than the documents do.
+    const mode = exact ? authenticationOf(exact.route) : pathAnonymous ? 'none' : 'required';
     if (mode !== 'none') {
       let tenant: string;
       try {
@@ -198,6 +211,7 @@ function context(route: AnyRoute, req: Request, services: ApiServices): RouteCon
     params: pathParams,
     query,
     body: req.body,
+    rawBody: req.context.rawBody,
     headers,
     page,
     traceId: req.context.traceId,
@@ -243,7 +257,21 @@ function send(
     res.setHeader('X-Page-Number', String(page.page));
     res.setHeader('X-Page-Size', String(page.size));
   }
-  if (reply.body === undefined) res.end();
+  const declared = (route.responses as Record<number, { files?: readonly string[] } | undefined>)[
+    reply.status
+  ];
+  if (declared?.files) {
+    // A file: its bytes as they are, under one of the declared media types, offered as a download.
+    const file = reply.body as FileBody;
+    if (!declared.files.includes(file.contentType.split(';')[0]!.trim()))
+      throw new Error(`${route.operationId} answered ${file.contentType}, which it does not declare`);
+    res.setHeader('Content-Type', file.contentType);
+    res.setHeader(
+      'Content-Disposition',
+      `attachment; filename="${file.fileName.replace(/[^A-Za-z0-9._-]/g, '_')}"`,
+    );
+    res.end(Buffer.from(file.data));
+  } else if (reply.body === undefined) res.end();
   else res.json(reply.body);
 }
 
@@ -254,7 +282,7 @@ function routeHandler(route: AnyRoute, services: ApiServices, knownTenants: Set<
     if (req.openapi?.schema?.operationId !== route.operationId)
       throw new DomainError('0020', `no route for ${req.method} ${req.path}`);
     res.locals.route = route;
-    if (hasNul(req.body) || hasNul(req.query) || hasNul(req.openapi?.pathParams))
+    if ((!route.signedBody && hasNul(req.body)) || hasNul(req.query) || hasNul(req.openapi?.pathParams))
       throw new DomainError('0022', 'text must not contain NUL characters');
     const ctx = context(route, req, services);
     if (!ctx.principal) await assertTenantExists(services.orm, ctx.tenant, knownTenants);

@@ -134,9 +134,18 @@ function operationOf(route: AnyRoute, components: Map<string, Json>): Json {
     responses[status] = {
       description: response.description,
       ...(Object.keys(headers).length ? { headers } : {}),
-      ...(response.schema
-        ? { content: { 'application/json': { schema: toJsonSchema(response.schema, components) } } }
-        : {}),
+      ...(response.files
+        ? {
+            content: Object.fromEntries(
+              (response.files as string[]).map((type) => [
+                type,
+                { schema: { type: 'string', contentMediaType: type } },
+              ]),
+            ),
+          }
+        : response.schema
+          ? { content: { 'application/json': { schema: toJsonSchema(response.schema, components) } } }
+          : {}),
       ...(response.links ? { links: response.links } : {}),
     };
   }

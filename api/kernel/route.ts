@@ -20,6 +20,11 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export interface SuccessResponse {
   description: string;
   schema?: TSchema;
+  /**
+   * A file instead of JSON: the media types the body may come as (the handler answers a `FileBody` in
+   * one of them, chosen per request); documented as binary content.
+   */
+  files?: readonly string[];
   headers?: Readonly<Record<string, { description: string; schema: TSchema }>>;
   /** OpenAPI links from this response to other operations (drive stateful tests and clients). */
   links?: Readonly<Record<string, ResponseLink>>;
@@ -67,6 +72,8 @@ export interface RouteContext<P = unknown, Q = unknown, B = unknown, H = unknown
   readonly params: P;
   readonly query: Q;
   readonly body: B;
+  /** The JSON body's bytes as received (signature checks of gateway webhooks); undefined without a body. */
+  readonly rawBody: Buffer | undefined;
   readonly headers: H;
   readonly page: PageRequest;
   readonly traceId: string;
@@ -96,7 +103,18 @@ export interface RouteContext<P = unknown, Q = unknown, B = unknown, H = unknown
   recordEvent(fields: EventFields): Event;
 }
 
-type BodyOf<R> = R extends { schema: infer S extends TSchema } ? Static<S> : undefined;
+/** The body of a file response: its bytes, media type (one of the declared `files`) and download name. */
+export interface FileBody {
+  contentType: string;
+  fileName: string;
+  data: Uint8Array;
+}
+
+type BodyOf<R> = R extends { files: readonly string[] }
+  ? FileBody
+  : R extends { schema: infer S extends TSchema }
+    ? Static<S>
+    : undefined;
 
 /** What a handler returns: one of its declared success statuses with the matching body. */
 export type Reply<R extends SuccessResponses> = {
@@ -143,6 +161,12 @@ export interface RouteDeclaration<
   bodyContentTypes?: readonly ('application/json' | 'application/x-www-form-urlencoded' | 'text/plain')[];
   /** Whether a body must be sent (default true when `body` is declared). */
   bodyRequired?: boolean;
+  /**
+   * The body is a third party's signed document (a gateway's webhook), checked over its raw bytes and
+   * stored without NUL characters by the handler: the sentence says so, and NUL characters in it are not
+   * refused with 0022 (their schema cannot rule them out at every depth).
+   */
+  signedBody?: string;
   /** Paged list: adds `page` and `size` to the query and the X-Total-* headers to the 200 response. */
   paged?: { defaultSize: number; maxSize?: number };
   /** Checked against the route's context, never used to infer it: access helpers can be shared among routes. */

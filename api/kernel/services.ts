@@ -4,6 +4,7 @@ import type { MikroORM } from '../../db/orm.js';
 import type { PermissionCatalogue } from '../../domain/permissions.js';
 import type { MailSender } from '../../platform/mail.js';
 import type { SmsSender } from '../../platform/sms.js';
+import type { PaymentGateways } from '../../platform/payment-gateway/port.js';
 import type { TokenService } from '../auth.js';
 
 export interface ApiServices {
@@ -18,4 +19,6 @@ export interface ApiServices {
   sms: SmsSender;
   /** Lifetime of customer refresh tokens. */
   refreshTokenTtlSeconds: number;
+  /** The payment gateway adapters (webhooks, refunds, the sandbox's challenges). */
+  paymentGateways: PaymentGateways;
 }

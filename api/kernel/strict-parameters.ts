@@ -5,6 +5,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { DomainError } from '../../domain/errors.js';
 import type { AnyRoute } from './route.js';
+import { pageQuery } from './schemas.js';
 
 const PLAIN_INTEGER = /^-?(?:0|[1-9][0-9]*)$/;
 const PLAIN_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$/;
@@ -49,7 +50,12 @@ export function numericParametersOf(route: AnyRoute, template: string): NumericP
     return name !== undefined && kind ? [{ name, segment, kind }] : [];
   });
   const query = new Map<string, NumericKind>();
-  for (const [name, schema] of Object.entries(propertiesOf(route.query))) {
+  // A paged route's `page` and `size` are query parameters the kernel adds (api/kernel/openapi.ts).
+  const declared = {
+    ...(route.paged ? pageQuery(route.paged.defaultSize, route.paged.maxSize) : {}),
+    ...propertiesOf(route.query),
+  };
+  for (const [name, schema] of Object.entries(declared)) {
     const kind = numericKind(schema);
     if (kind) query.set(name, kind);
   }

@@ -75,6 +75,7 @@ export const bookingCreationErrors = [
   'VC404',
   'U106',
   'U131',
+  'U134',
   'UG404',
   'R190',
   'R191',

@@ -353,6 +353,8 @@ export const rentalCreationErrors = [
   'U130',
   'U144',
   'RQ100',
+  // Dunning: an invoice unpaid past the grace period of finance.dunning (db/dunning.ts).
+  'U134',
 ] as const satisfies readonly ErrorCode[];
 
 /** What a creation asks for once its inputs are checked. */

@@ -2,10 +2,16 @@
 // category in a branch for a customer, the app what blocks the signed-in customer.
 import { Type, type Static } from '@sinclair/typebox';
 import type { StartRequirementsReport } from '../../db/rental-requirements.js';
-import { endRequirementNames, startRequirementNames } from '../../domain/rental-requirements.js';
+import { endRequirementNames, reportedStartRequirementNames } from '../../domain/rental-requirements.js';
 import { component, Id, Nullable, StringEnum } from '../kernel/schemas.js';
 
-export const StartRequirementName = component('StartRequirementName', StringEnum(startRequirementNames));
+export const StartRequirementName = component(
+  'StartRequirementName',
+  StringEnum(reportedStartRequirementNames, {
+    description:
+      'NO_UNPAID_INVOICES is not configurable: it is checked for every customer and listed only when it fails (U134, dunning).',
+  }),
+);
 export const EndRequirementName = component('EndRequirementName', StringEnum(endRequirementNames));
 
 export const StartRequirementsReportSchema = component(

@@ -103,6 +103,18 @@ export class Invoice extends TenantScoped {
   @Property({ type: 'Date' })
   issuedAt!: Date;
 
+  /** When it was billed (OPEN → BILLED): the dunning grace period runs from here. */
+  @Property({ type: 'Date', nullable: true })
+  billedAt?: Date | null;
+
+  /** When it was paid, set paid externally, refunded or given up as lost. */
+  @Property({ type: 'Date', nullable: true })
+  settledAt?: Date | null;
+
+  /** A refunding invoice: the reason given with the refund. */
+  @Property({ type: 'string', length: 500, nullable: true })
+  refundReason?: string | null;
+
   /** Key of the activity that created it: a retried activity finds its invoice instead of a second one. */
   @Property({ type: 'string', length: 300 })
   idempotencyKey!: string;

@@ -1,5 +1,6 @@
 import { Entity, Enum, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/es';
 import { priceLineGroups, pricePhases, type PriceLineGroup, type PricePhase } from '../../domain/pricing.js';
+import { InvoiceLineTemplate } from './InvoiceLineTemplate.js';
 import { TenantScoped } from './TenantScoped.js';
 import { Invoice } from './Invoice.js';
 
@@ -49,4 +50,12 @@ export class InvoiceLine extends TenantScoped {
 
   @Property({ type: 'decimal', columnType: 'numeric' })
   taxPercentage!: string;
+
+  /** The template a manual line was made from. */
+  @ManyToOne({ entity: () => InvoiceLineTemplate, ref: false, nullable: true, deleteRule: 'set null' })
+  template?: InvoiceLineTemplate | null;
+
+  /** On a refunding invoice: the line of the refunded invoice this line gives money back for. */
+  @ManyToOne({ entity: () => InvoiceLine, ref: false, nullable: true })
+  refundedLine?: InvoiceLine | null;
 }

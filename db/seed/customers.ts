@@ -85,16 +85,17 @@ export async function seedCustomers(
     customer: anna,
     businessUnit,
     type: 'CARD',
-    provider: 'demo-psp',
-    providerReference: 'pm_demo_anna_visa',
+    provider: 'sandbox',
+    providerReference: 'tok_sandbox_visa',
     label: 'Visa •••• 4242',
     expiry: '2029-12',
     isDefault: true,
   });
-  // Clara pays by card, Deniz with PayPal (neither is rated).
+  // Clara pays by card, Deniz by a card that keeps declining (neither is rated). The references are the
+  // sandbox gateway's test tokens (docs/finance.md), which choose how a charge ends.
   const otherSources = [
-    [clara, 'CARD', 'pm_demo_clara_mastercard', 'Mastercard •••• 5454', '2028-06'],
-    [deniz, 'PAYPAL', 'pm_demo_deniz_paypal', 'PayPal deniz.yilmaz@example.com', null],
+    [clara, 'CARD', 'tok_sandbox_mastercard', 'Mastercard •••• 5454', '2028-06'],
+    [deniz, 'CARD', 'tok_sandbox_insufficient_funds', 'Visa •••• 9995', '2027-03'],
   ] as const;
   for (const [customer, type, providerReference, label, expiry] of otherSources)
     tx.create(PaymentSource, {
@@ -102,7 +103,7 @@ export async function seedCustomers(
       customer,
       businessUnit,
       type,
-      provider: 'demo-psp',
+      provider: 'sandbox',
       providerReference,
       label,
       expiry,

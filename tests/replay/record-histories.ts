@@ -1,8 +1,9 @@
 // Records the workflow histories tests/replay.test.ts replays: each path of the rental, booking, vehicle
-// command and pricing-version workflows, driven on the time-skipping server with real activities, written
-// to tests/histories/<workflow>-<path>.json. Not a suite of `npm test` (its name does not end in .test.ts):
-// run it with `npm run record:histories`, only when a workflow changed on purpose (see docs/architecture.md,
-// "Replay tests").
+// command, pricing-version, payment and refund workflows, driven on the time-skipping server with real
+// activities, written to tests/histories/<workflow>-<path>.json. Not a suite of `npm test` (its name does
+// not end in .test.ts): run it with `npm run record:histories`, only when a workflow changed on purpose
+// (see docs/architecture.md, "Replay tests"). `RECORD_HISTORIES=payment,refund npm run record:histories`
+// records only the groups whose name contains one of those words, leaving the other files as they are.
 import { Client, type WorkflowHandle } from '@temporalio/client';
 import type { Duration, Workflow, WorkflowResultType } from '@temporalio/common';
 import { Customer } from '../../db/entities/Customer.js';
@@ -29,13 +30,55 @@ import {
   RENTAL_WORKFLOW_TYPE,
 } from '../../workflows/rental.messages.js';
 import type { rentalWorkflow } from '../../workflows/rental.js';
+import { Invoice } from '../../db/entities/Invoice.js';
+import { InvoiceLine } from '../../db/entities/InvoiceLine.js';
+import { sandboxOf } from '../../platform/payment-gateway/index.js';
+import { paymentStatusQuery, type PaymentWorkflowSnapshot } from '../../workflows/payment.messages.js';
+import type { paymentWorkflow } from '../../workflows/payment.js';
+import {
+  refundWorkflowId,
+  refundWorkflowStartOptions,
+  REFUND_WORKFLOW_TYPE,
+} from '../../workflows/refund.messages.js';
+import type { refundWorkflow } from '../../workflows/refund.js';
+import { startRefund } from '../../api/shared/payment-commands.js';
+import { processGatewayWebhook } from '../../api/shared/payment-webhooks.js';
 import { executeCommand } from '../support/fleet.js';
+import {
+  billAndPay,
+  commandContext,
+  openInvoice,
+  payingCustomer,
+  type FinanceBackend,
+} from '../support/payments.js';
 import { startSession, type Session } from '../support/session.js';
 import { startTestBackend, type TestBackend } from '../support/stack.js';
 import { recordHistory } from './history-files.js';
+import { RecurringTask } from '../../db/entities/RecurringTask.js';
+import {
+  recurringTaskDueWorkflowId,
+  recurringTaskUsageStartOptions,
+  RECURRING_TASK_DUE_WORKFLOW_TYPE,
+  RECURRING_TASK_USAGE_CHECK_SECONDS,
+  RECURRING_TASK_USAGE_WORKFLOW_TYPE,
+} from '../../workflows/work.messages.js';
+import { Rental } from '../../db/entities/Rental.js';
+import { Task } from '../../db/entities/Task.js';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
+
+/** The groups to record (`RECORD_HISTORIES`, comma-separated words of their names); all when unset. */
+const recordOnly = (process.env.RECORD_HISTORIES ?? '')
+  .split(',')
+  .map((word) => word.trim())
+  .filter(Boolean);
+
+/** A group of paths, skipped when RECORD_HISTORIES names other groups. */
+function group(name: string, paths: () => void): void {
+  const wanted = recordOnly.length === 0 || recordOnly.some((word) => name.includes(word));
+  (wanted ? describe : describe.skip)(name, paths);
+}
 
 /** A fresh customer with a payment source: no earlier reservation counts against them, pickups are payment-ready. */
 async function newCustomer(backend: TestBackend): Promise<number> {
@@ -76,7 +119,7 @@ async function settle<W extends Workflow>(
   return plain.workflow.getHandle<W>(handle.workflowId).result();
 }
 
-describe('rental workflow', () => {
+group('rental workflow', () => {
   let backend: TestBackend;
 
   beforeAll(async () => {
@@ -146,7 +189,7 @@ describe('rental workflow', () => {
   });
 });
 
-describe('booking workflow', () => {
+group('booking workflow', () => {
   let backend: TestBackend;
 
   beforeAll(async () => {
@@ -245,7 +288,7 @@ describe('booking workflow', () => {
   }, 60_000);
 });
 
-describe('pricing version and vehicle command workflows', () => {
+group('pricing version and vehicle command workflows', () => {
   let session: Session;
   const call = (...args: Parameters<Session['stack']['call']>) => session.stack.call(...args);
   const back = (path: string) => session.stack.back(path);
@@ -352,5 +395,256 @@ describe('pricing version and vehicle command workflows', () => {
       'vehicle-command-sync',
       session.backend.client.workflow.getHandle(vehicleCommandWorkflowId(tenant(), vehicle.id)),
     );
+  });
+});
+
+group('payment workflow', () => {
+  let backend: TestBackend;
+  let finance: FinanceBackend;
+
+  beforeAll(async () => {
+    backend = await startTestBackend({ timeSkipping: true });
+    finance = {
+      orm: backend.orm,
+      tenant: backend.seed.tenant,
+      client: backend.client,
+      taskQueue: backend.taskQueue,
+      paymentGateways: backend.paymentGateways,
+    };
+  }, 120_000);
+
+  afterAll(async () => {
+    await backend?.stop();
+  });
+
+  /** An invoice of a customer paying with `token`, billed: its payment's workflow. */
+  async function pay(token: string): Promise<WorkflowHandle<typeof paymentWorkflow>> {
+    const customer = await payingCustomer(finance, backend.seed.customerIds[0]!, token);
+    const invoice = await openInvoice(finance, customer, ['12.50', '7.50']);
+    const payment = await billAndPay(finance, invoice.id);
+    return backend.client.workflow.getHandle<typeof paymentWorkflow>(payment.workflowId);
+  }
+
+  /** Waits (without skipping time) until the payment's status answers `state`. */
+  async function reached(
+    handle: WorkflowHandle<typeof paymentWorkflow>,
+    state: string,
+  ): Promise<PaymentWorkflowSnapshot> {
+    for (let tries = 0; tries < 400; tries++) {
+      const snapshot = await handle.query(paymentStatusQuery);
+      if (snapshot.state === state) return snapshot;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`payment ${handle.workflowId} never reached ${state}`);
+  }
+
+  test('paid on the first attempt', async () => {
+    const handle = await pay('tok_sandbox_visa');
+    expect((await settle(backend, handle)).state).toBe('PAID');
+    await recordHistory('payment-paid', handle);
+  });
+
+  test('a soft decline, then the scheduled retry is paid', async () => {
+    const handle = await pay('tok_sandbox_insufficient_funds_once');
+    await reached(handle, 'AWAITING_RETRY');
+    expect((await settle(backend, handle, '25 hours')).state).toBe('PAID');
+    await recordHistory('payment-retry-paid', handle);
+  });
+
+  test('a 3-D Secure challenge completed by the customer', async () => {
+    const handle = await pay('tok_sandbox_3ds');
+    const waiting = await reached(handle, 'THREE_DS_WAITING_FOR_USER');
+    const reference = waiting.challenge!.url!.split('/').pop()!;
+    const webhook = await sandboxOf(finance.paymentGateways)!.resolveChallenge(reference, 'SUCCEEDED');
+    await processGatewayWebhook(commandContext(finance), 'sandbox', webhook.body, webhook.headers);
+    expect((await settle(backend, handle)).state).toBe('PAID');
+    await recordHistory('payment-three-ds-completed', handle);
+  });
+
+  test('soft declines until the schedule ends: FAILED', async () => {
+    const handle = await pay('tok_sandbox_insufficient_funds');
+    await reached(handle, 'AWAITING_RETRY');
+    // Retries 1, 3, 5 and 7 days apart.
+    expect((await settle(backend, handle, '17 days')).state).toBe('FAILED');
+    await recordHistory('payment-failed-after-schedule', handle);
+  });
+});
+
+group('refund workflow', () => {
+  let backend: TestBackend;
+  let finance: FinanceBackend;
+
+  beforeAll(async () => {
+    backend = await startTestBackend({ timeSkipping: true });
+    finance = {
+      orm: backend.orm,
+      tenant: backend.seed.tenant,
+      client: backend.client,
+      taskQueue: backend.taskQueue,
+      paymentGateways: backend.paymentGateways,
+    };
+  }, 120_000);
+
+  afterAll(async () => {
+    await backend?.stop();
+  });
+
+  /** A refund of `amount` on the first line of a freshly paid invoice, and its workflow. */
+  async function refundOf(amount: string, reason: string): Promise<WorkflowHandle<typeof refundWorkflow>> {
+    const customer = await payingCustomer(finance, backend.seed.customerIds[0]!, 'tok_sandbox_visa');
+    const invoice = await openInvoice(finance, customer, ['10.00', '5.00']);
+    const payment = await billAndPay(finance, invoice.id);
+    expect((await settle(backend, backend.client.workflow.getHandle(payment.workflowId))).state).toBe('PAID');
+    const em = tenantEm(backend.orm, backend.seed.tenant);
+    const paid = await em.findOneOrFail(Invoice, invoice.id);
+    const [line] = await em.find(InvoiceLine, { invoice: invoice.id }, { orderBy: { position: 'asc' } });
+    const refunding = await startRefund(commandContext(finance), paid, {
+      reason,
+      items: [{ lineItemId: line!.id, amount }],
+      requestedBy: 'client:replay-recorder',
+    });
+    return backend.client.workflow.getHandle<typeof refundWorkflow>(
+      refundWorkflowId(backend.seed.tenant, refunding.id),
+    );
+  }
+
+  test('a partial refund given back', async () => {
+    const handle = await refundOf('4.00', 'replay recorder');
+    expect((await settle(backend, handle)).state).toBe('REFUNDED');
+    await recordHistory('refund-refunded', handle);
+  });
+
+  test('a refund the gateway refuses', async () => {
+    const handle = await refundOf('10.00', 'replay recorder sandbox:fail');
+    expect((await settle(backend, handle)).state).toBe('EXCEPTION_REFUND');
+    await recordHistory('refund-exception', handle);
+  });
+
+  test('a refund past what was paid is rejected', async () => {
+    const customer = await payingCustomer(finance, backend.seed.customerIds[0]!, 'tok_sandbox_visa');
+    const invoice = await openInvoice(finance, customer, ['10.00']);
+    const payment = await billAndPay(finance, invoice.id);
+    expect((await settle(backend, backend.client.workflow.getHandle(payment.workflowId))).state).toBe('PAID');
+    const [line] = await tenantEm(backend.orm, backend.seed.tenant).find(InvoiceLine, {
+      invoice: invoice.id,
+    });
+    // Started directly (the API's own check would refuse it first): the workflow's first step refuses it.
+    const [{ id: refundInvoiceId }] = await tenantEm(backend.orm, backend.seed.tenant).execute<
+      [{ id: number }]
+    >(`select nextval('invoice_id_seq')::int as id`);
+    const handle = await backend.client.workflow.start<typeof refundWorkflow>(
+      REFUND_WORKFLOW_TYPE,
+      refundWorkflowStartOptions(
+        {
+          tenant: backend.seed.tenant,
+          refundInvoiceId,
+          invoiceId: invoice.id,
+          businessUnitId: invoice.businessUnit.id,
+          customerId: customer.id,
+          reason: 'replay recorder',
+          items: [{ lineItemId: line!.id, amount: '10.01' }],
+          requestedBy: 'client:replay-recorder',
+        },
+        backend.taskQueue,
+      ),
+    );
+    const result = await settle(backend, handle);
+    expect(result).toMatchObject({ state: 'REJECTED', refusal: { code: 'I127' } });
+    await recordHistory('refund-rejected', handle);
+  });
+});
+
+group('recurring task workflow', () => {
+  let backend: TestBackend;
+
+  beforeAll(async () => {
+    backend = await startTestBackend({ timeSkipping: true });
+  }, 120_000);
+
+  afterAll(async () => {
+    await backend?.stop();
+  });
+
+  /** A due point of a recurring task, started as its schedule starts it (id: prefix + scheduled time). */
+  async function duePoint(recurringTaskId: number) {
+    const handle = await backend.client.workflow.start(RECURRING_TASK_DUE_WORKFLOW_TYPE, {
+      workflowId: `${recurringTaskDueWorkflowId(backend.seed.tenant, recurringTaskId)}-2026-11-30T06:30:00Z`,
+      taskQueue: backend.taskQueue,
+      args: [{ tenant: backend.seed.tenant, recurringTaskId }],
+    });
+    return { handle, result: (await handle.result()) as { taskId: number | null } };
+  }
+
+  test('a due point creates its child', async () => {
+    const em = tenantEm(backend.orm, backend.seed.tenant);
+    const recurring = em.create(RecurringTask, {
+      branchId: backend.seed.branchId,
+      title: 'Weekly inspection',
+      daysOfWeek: ['MONDAY'],
+      timeOfDay: '07:30',
+      timezone: 'Europe/Berlin',
+      baselineAt: new Date(),
+    });
+    await em.flush();
+    const { handle, result } = await duePoint(recurring.id);
+    expect(result.taskId).toEqual(expect.any(Number));
+    await recordHistory('recurring-task-due-created', handle);
+  });
+
+  test('usage: a child after an ended rental, then the recurring task deleted', async () => {
+    const em = tenantEm(backend.orm, backend.seed.tenant);
+    const model = await em.findOneOrFail(Vehicle, { branch: backend.seed.branchId });
+    const vehicle = em.create(Vehicle, {
+      code: `REPLAY-USAGE-${Date.now()}`,
+      branch: model.branch,
+      category: model.category,
+      odometerKm: 100,
+    });
+    const recurring = em.create(RecurringTask, {
+      branchId: backend.seed.branchId,
+      title: 'Service check',
+      everyRentals: 1,
+      baselineAt: new Date(),
+    });
+    await em.flush();
+    recurring.vehicleId = vehicle.id;
+    await em.flush();
+    const handle = await backend.client.workflow.start(
+      RECURRING_TASK_USAGE_WORKFLOW_TYPE,
+      recurringTaskUsageStartOptions(
+        backend.seed.tenant,
+        recurring.id,
+        backend.seed.branchId,
+        backend.taskQueue,
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const [{ id }] = await em.execute<[{ id: number }]>(`select nextval('rental_id_seq')::int as id`);
+    const now = new Date();
+    em.create(Rental, {
+      id,
+      workflowId: `replay-usage-${id}`,
+      state: 'ENDED',
+      branch: model.branch,
+      vehicle,
+      customer: em.getReference(Customer, backend.seed.customerIds[0]!),
+      reservedAt: new Date(now.getTime() - 60_000),
+      startedAt: new Date(now.getTime() - 50_000),
+      endedAt: now,
+    });
+    await em.flush();
+    await backend.testEnv!.sleep(RECURRING_TASK_USAGE_CHECK_SECONDS * 1000);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await em.count(Task, { recurringTaskId: recurring.id })).toBe(1);
+    await em.nativeDelete(RecurringTask, { id: recurring.id });
+    await backend.testEnv!.sleep(RECURRING_TASK_USAGE_CHECK_SECONDS * 1000);
+    await handle.result();
+    await recordHistory('recurring-task-usage-due-then-gone', handle);
+  });
+
+  test('a due point of a deleted recurring task creates nothing', async () => {
+    const { handle, result } = await duePoint(2_000_000_000);
+    expect(result).toEqual({ taskId: null });
+    await recordHistory('recurring-task-due-gone', handle);
   });
 });

@@ -48,6 +48,7 @@ export async function startHttpStack(
     orm: backend.orm,
     temporal: backend.client,
     taskQueue: backend.taskQueue,
+    paymentGateways: backend.paymentGateways,
     jwtSecret: testJwtSecret,
     tokenTtlSeconds: options.tokenTtlSeconds ?? 600,
     readinessChecks: {

@@ -22,12 +22,17 @@ import { Registry } from 'prom-client';
 import { connectOrm } from '../../composition/orm.js';
 import { seedTenant } from '../../composition/seed.js';
 import { createFleetflowWorker } from '../../composition/worker.js';
+import { paymentGatewaysFor } from '../../composition/payment-gateways.js';
+import { loadConfig } from '../../platform/config.js';
+import type { PaymentGateways } from '../../platform/payment-gateway/port.js';
 
 export interface TestBackend {
   orm: MikroORM;
   seed: SeededTenant;
   client: Client;
   taskQueue: string;
+  /** The payment gateway adapters the worker charges through (the API's webhooks verify with the same). */
+  paymentGateways: PaymentGateways;
   simulator: FleetSimulator;
   mqtt: MqttClient;
   /** Applies the physical stations' slot reports (`idle()` waits for those received so far). */
@@ -90,7 +95,13 @@ async function waitForFleetOnline(orm: MikroORM, tenant: string, count: number):
 
 /** Seeds a tenant and runs worker, ingestor and simulator against the real infrastructure. */
 export async function startTestBackend(
-  options: { timeSkipping?: boolean; tenant?: string; commandTimeoutMs?: number } = {},
+  options: {
+    timeSkipping?: boolean;
+    tenant?: string;
+    commandTimeoutMs?: number;
+    /** How long the sandbox gateway's `timeout` token holds a first call. */
+    sandboxGatewayTimeoutMs?: number;
+  } = {},
 ): Promise<TestBackend> {
   const orm = await connectOrm(env('DATABASE_URL'), { pool: { min: 0, max: 5 } });
   const seed = await seedTenant(orm.em, options.tenant ?? uniqueTenant('t'), 'Test Mobility');
@@ -134,6 +145,10 @@ export async function startTestBackend(
     client = new Client({ connection: clientConnection, namespace: 'default' });
   }
   const taskQueue = `test-${seed.tenant}`;
+  const paymentGateways = paymentGatewaysFor(orm, {
+    ...loadConfig(),
+    sandboxGatewayTimeoutMs: options.sandboxGatewayTimeoutMs ?? 3000,
+  });
   const worker: Worker = await createFleetflowWorker({
     connection,
     namespace: 'default',
@@ -141,6 +156,8 @@ export async function startTestBackend(
     orm,
     vehicleCommands,
     vehicleCommandTimeoutMs: options.commandTimeoutMs ?? 1500,
+    paymentGateways,
+    temporal: { client, taskQueue },
     workflowBundle: await workflowBundle(),
     observability: createWorkerObservability({
       registry: new Registry(),
@@ -153,6 +170,7 @@ export async function startTestBackend(
     seed,
     client,
     taskQueue,
+    paymentGateways,
     simulator,
     mqtt,
     dockingIngestor,

@@ -14,6 +14,7 @@ import {
   type TermsAcceptanceState,
 } from '../../../domain/customer.js';
 import { branchAncestry } from '../../../db/branches.js';
+import { dunningBlockOf } from '../../../db/dunning.js';
 import { authorizeOnBranchOrAnywhere } from '../../authorization.js';
 import { defineRoute, ok } from '../../kernel/route.js';
 import { component, Id, Nullable, Str, StringEnum } from '../../kernel/schemas.js';
@@ -50,6 +51,10 @@ const CustomerDetails = component(
       signupFeeSettled: Type.Boolean({ description: 'No sign-up fee is charged yet: equals signupSettled.' }),
       termsAndConditionsAcceptanceState: TermsAcceptanceStateSchema,
       termsAndConditionsId: Nullable(Id({ description: 'The terms that apply to the branch.' })),
+      blockedByUnpaidInvoices: Type.Boolean({
+        description:
+          "Whether an invoice of the customer's own is unpaid longer than the branch's finance.dunning grace period after billing: new rentals and bookings are refused (U134) until it is paid.",
+      }),
       skipPreAuth: Type.Boolean(),
       drivingLicenseCategories: Type.Array(Type.String(), {
         description:
@@ -155,11 +160,12 @@ export const customerDetails = defineRoute({
   errors: ['U106'],
   async handler({ em, tenant, params, query }) {
     const customer = await customerOrFail(em, params.customerId);
-    const [{ terms, state }, membership, sources, rating] = await Promise.all([
+    const [{ terms, state }, membership, sources, rating, dunning] = await Promise.all([
       termsStateOf(em, tenant, customer.id, query.branchId),
       em.findOne(GroupMembership, { customer, state: 'ACTIVE' }),
       em.count(PaymentSource, { customer }),
       em.findOne(CreditRating, { customer }, { orderBy: { checkedAt: 'desc', id: 'desc' } }),
+      dunningBlockOf(em, tenant, customer.id, query.branchId, new Date()),
     ]);
     return ok({
       ...toCustomerSummary(customer),
@@ -177,6 +183,7 @@ export const customerDetails = defineRoute({
       signupFeeSettled: customer.signupSettled,
       termsAndConditionsAcceptanceState: state,
       termsAndConditionsId: terms?.id ?? null,
+      blockedByUnpaidInvoices: dunning !== null,
       skipPreAuth: customer.skipPreAuth,
       drivingLicenseCategories: customer.drivingLicenseCategories ?? [],
       tags: customer.tags,

@@ -1,84 +1,28 @@
 // A rental's money for finance staff: the billing overview (phases, the three price shapes, invoice,
-// deposit), the deposit release, and one invoice. Finance permissions are checked on the business unit
-// behind the rental's branch (the invoice's business unit for an invoice).
+// deposit) and the deposit release. Finance permissions are checked on the business unit behind the
+// rental's branch. The invoice itself is read at `GET /invoices/{invoiceId}` (api/routes/back/invoices.ts).
 import { Type, type Static } from '@sinclair/typebox';
 import { Decimal } from 'decimal.js';
 import { Deposit } from '../../../db/entities/Deposit.js';
 import { Invoice } from '../../../db/entities/Invoice.js';
-import { InvoiceLine } from '../../../db/entities/InvoiceLine.js';
 import { Rental } from '../../../db/entities/Rental.js';
 import { businessUnitOfBranch } from '../../../db/pricing.js';
 import { priceRentalWithPhases, releaseRentalDeposit } from '../../../db/rental-billing.js';
 import { DomainError } from '../../../domain/errors.js';
-import { formatAmount, formatUnitPrice } from '../../../domain/money.js';
-import { pricePhases, priceLineGroups } from '../../../domain/pricing.js';
+import { formatAmount } from '../../../domain/money.js';
+import { pricePhases } from '../../../domain/pricing.js';
 import {
   depositAuthorizationStates,
   depositStates,
-  invoiceStates,
-  invoiceTypes,
   type BilledPhase,
 } from '../../../domain/rental-pricing.js';
 import { rentalStates, terminalRentalStates } from '../../../domain/rental.js';
 import { ok, defineRoute, type RouteContext } from '../../kernel/route.js';
 import { component, DateTime, Id, Nullable, StringEnum } from '../../kernel/schemas.js';
 import { Price, PriceV3, PriceV4, PricingVersionRef } from '../../shared/pricing-estimates.js';
+import { InvoiceSchema, invoiceDto } from '../../shared/invoice-representation.js';
 
 const Money = (description: string) => Type.String({ description: `${description} Decimal string.` });
-
-const InvoiceLineSchema = component(
-  'InvoiceLine',
-  Type.Object(
-    {
-      id: Id(),
-      position: Type.Integer(),
-      code: Type.String(),
-      group: StringEnum(priceLineGroups),
-      phase: Nullable(StringEnum(pricePhases)),
-      description: Type.String(),
-      quantity: Type.String(),
-      unit: Type.String(),
-      unitPrice: Money('Per unit, in the basis of the pricing version (gross or net).'),
-      net: Money('Net.'),
-      tax: Money('Tax.'),
-      gross: Money('Gross.'),
-      taxPercentage: Type.String(),
-    },
-    { additionalProperties: false },
-  ),
-);
-
-const InvoiceSchema = component(
-  'Invoice',
-  Type.Object(
-    {
-      id: Id(),
-      number: Type.String({ description: 'Per business unit and year, gapless.' }),
-      type: StringEnum(invoiceTypes),
-      state: StringEnum(invoiceStates, {
-        description: 'OPEN when written at the end of a rental; billing and payment come with finance.',
-      }),
-      businessUnitId: Id(),
-      guserId: Id({ description: 'The customer.' }),
-      rentalId: Nullable(Id()),
-      userGroupId: Nullable(Id()),
-      costCenterId: Nullable(Id()),
-      refundedInvoiceId: Nullable(Id()),
-      title: Type.String(),
-      description: Nullable(Type.String()),
-      currency: Type.String(),
-      totals: Type.Object(
-        { net: Money('Net.'), tax: Money('Tax.'), gross: Money('Gross.') },
-        { additionalProperties: false },
-      ),
-      pricingBundleVersion: Nullable(PricingVersionRef),
-      paymentReference: Nullable(Type.String()),
-      issuedAt: DateTime(),
-      lines: Type.Array(InvoiceLineSchema),
-    },
-    { additionalProperties: false },
-  ),
-);
 
 const DepositSchema = component(
   'Deposit',
@@ -148,49 +92,6 @@ const BillingOverview = component(
   ),
 );
 
-/** The API's invoice representation with its lines; amounts in the invoice currency's minor digits. */
-function toInvoiceDto(invoice: Invoice, lines: readonly InvoiceLine[]): Static<typeof InvoiceSchema> {
-  const amount = (value: string) => formatAmount(value, invoice.currency);
-  return {
-    id: invoice.id,
-    number: invoice.number,
-    type: invoice.type,
-    state: invoice.state,
-    businessUnitId: invoice.businessUnit.id,
-    guserId: invoice.customer.id,
-    rentalId: invoice.rental?.id ?? null,
-    userGroupId: invoice.userGroup?.id ?? null,
-    costCenterId: invoice.costCenter?.id ?? null,
-    refundedInvoiceId: invoice.refundedInvoice?.id ?? null,
-    title: invoice.title,
-    description: invoice.description ?? null,
-    currency: invoice.currency,
-    totals: {
-      net: amount(invoice.totalNet),
-      tax: amount(invoice.totalTax),
-      gross: amount(invoice.totalGross),
-    },
-    pricingBundleVersion: invoice.pricingBundleVersion ?? null,
-    paymentReference: invoice.paymentReference ?? null,
-    issuedAt: invoice.issuedAt.toISOString(),
-    lines: lines.map((line) => ({
-      id: line.id,
-      position: line.position,
-      code: line.code,
-      group: line.group,
-      phase: line.phase ?? null,
-      description: line.description,
-      quantity: line.quantity,
-      unit: line.unit,
-      unitPrice: formatUnitPrice(line.unitPrice, invoice.currency),
-      net: amount(line.net),
-      tax: amount(line.tax),
-      gross: amount(line.gross),
-      taxPercentage: line.taxPercentage,
-    })),
-  };
-}
-
 /** The API's deposit representation. */
 function toDepositDto(deposit: Deposit): Static<typeof DepositSchema> {
   return {
@@ -210,11 +111,6 @@ function toDepositDto(deposit: Deposit): Static<typeof DepositSchema> {
 }
 
 const minutesText = (ms: number) => new Decimal(ms).div(60_000).toFixed(3);
-
-async function invoiceWithLines(ctx: RouteContext, invoice: Invoice) {
-  const lines = await ctx.em.find(InvoiceLine, { invoice: invoice.id }, { orderBy: { position: 'asc' } });
-  return toInvoiceDto(invoice, lines);
-}
 
 /** The rental of the path, loaded once per request (access check and handler share it). */
 const rentalOf = (ctx: RouteContext<{ rentalId: number }>) =>
@@ -304,7 +200,7 @@ export const rentalBillingOverview = defineRoute({
       price: price?.price ?? null,
       priceV3: price?.priceV3 ?? null,
       priceV4: price?.priceV4 ?? null,
-      invoice: invoice ? await invoiceWithLines(ctx, invoice) : null,
+      invoice: invoice ? await invoiceDto(ctx.em, invoice) : null,
       deposit: deposit ? toDepositDto(deposit) : null,
     });
   },
@@ -332,32 +228,4 @@ export const releaseDeposit = defineRoute({
   },
 });
 
-/** The invoice of the path, loaded once per request. */
-const invoiceOf = (ctx: RouteContext<{ invoiceId: number }>) =>
-  ctx.once('invoice', async () => {
-    const invoice = await ctx.em.findOne(Invoice, ctx.params.invoiceId);
-    if (!invoice) throw new DomainError('I404', `invoice ${ctx.params.invoiceId} not found`);
-    return invoice;
-  });
-
-export const getInvoice = defineRoute({
-  operationId: 'getInvoice',
-  method: 'get',
-  path: '/invoices/{invoiceId}',
-  interface: 'back',
-  summary: 'One invoice with its line items',
-  tags: ['Invoices'],
-  params: Type.Object({ invoiceId: Id() }),
-  access: {
-    permission: 'INVOICE_READ',
-    businessUnitOf: 'the invoice',
-    businessUnit: async (ctx) => (await invoiceOf(ctx)).businessUnit.id,
-  },
-  responses: { 200: { description: 'The invoice', schema: InvoiceSchema } },
-  errors: ['I404'],
-  async handler(ctx) {
-    return ok(await invoiceWithLines(ctx, await invoiceOf(ctx)));
-  },
-});
-
-export const rentalBillingRoutes = [rentalBillingOverview, releaseDeposit, getInvoice];
+export const rentalBillingRoutes = [rentalBillingOverview, releaseDeposit];

@@ -5,6 +5,7 @@ import { type Customer } from '../../../db/entities/Customer.js';
 import { acceptTerms, termsStateOf } from '../../../db/identity.js';
 import { DomainError } from '../../../domain/errors.js';
 import { assertCalendarDate, normaliseName } from '../../../domain/customer.js';
+import { referralCodeOf } from '../../../domain/balances.js';
 import { defineRoute, ok } from '../../kernel/route.js';
 import { component, DateTime, Id, Nullable, Str } from '../../kernel/schemas.js';
 import { addressOf, CalendarDate, TermsAcceptanceStateSchema } from '../../shared/customer-representation.js';
@@ -32,6 +33,10 @@ const MyAccount = component(
       licenseVerificationState: Type.String(),
       idVerificationState: Type.String(),
       manualVerificationState: Type.String(),
+      referralCode: Type.String({
+        description:
+          'What other customers enter to share a balance with this customer (`POST /balances/{balanceId}/users`).',
+      }),
       createdAt: DateTime(),
     },
     { additionalProperties: false },
@@ -54,6 +59,7 @@ function toMyAccount(customer: Customer): Static<typeof MyAccount> {
     licenseVerificationState: customer.licenseVerificationState,
     idVerificationState: customer.idVerificationState,
     manualVerificationState: customer.manualVerificationState,
+    referralCode: referralCodeOf(customer.id),
     createdAt: customer.createdAt.toISOString(),
   };
 }

@@ -1,0 +1,141 @@
+// Starting payments: the payment workflow of a payment row (an "already started" answer is success, so a
+// retried caller starts it once), and automatic billing of the invoices an ended rental or a booking fee
+// wrote, after the activity's transaction committed. The API's commands (api/shared/payment-commands.ts)
+// start their payments through the same function.
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Payment } from '../db/entities/Payment.js';
+import { Invoice } from '../db/entities/Invoice.js';
+import { inTenantTransaction, tenantEm } from '../db/orm.js';
+import { billInvoiceRecord, isRunningPaymentState, runningPaymentOfInvoice } from '../db/payments.js';
+import { settingOrDefaults } from '../db/settings.js';
+import { isDomainError } from '../domain/errors.js';
+import { AUTO_BILL_SETTING_KEY, defaultAutoBillSettings, type AutoBillSettings } from '../domain/finance.js';
+import {
+  paymentWorkflowId,
+  paymentWorkflowStartOptions,
+  PAYMENT_WORKFLOW_TYPE,
+  type PaymentWorkflowInput,
+} from '../workflows/payment.messages.js';
+import type { PaymentGateways } from '../platform/payment-gateway/port.js';
+
+/** Where payment workflows are started: the Temporal client and the worker's task queue. */
+export interface PaymentStarter {
+  client: Client;
+  taskQueue: string;
+}
+
+/** The workflow input of a payment row. */
+export function paymentWorkflowInput(
+  tenant: string,
+  payment: Payment,
+  firstTrigger: 'FIRST' | 'MANUAL' = 'FIRST',
+): PaymentWorkflowInput {
+  return {
+    tenant,
+    paymentId: payment.id,
+    businessUnitId: payment.businessUnit.id,
+    customerId: payment.customer?.id ?? null,
+    ...(firstTrigger === 'MANUAL' ? { firstTrigger } : {}),
+  };
+}
+
+/**
+ * Starts the workflow of a payment row (committed before: its first activity reads it). The id is the
+ * payment's and duplicates are rejected, so a second start of the same payment (a retried activity or
+ * request) is a no-op, answered as success.
+ */
+export async function startPaymentWorkflow(
+  starter: PaymentStarter,
+  tenant: string,
+  payment: Payment,
+  firstTrigger: 'FIRST' | 'MANUAL' = 'FIRST',
+): Promise<void> {
+  try {
+    await starter.client.workflow.start(
+      PAYMENT_WORKFLOW_TYPE,
+      paymentWorkflowStartOptions(paymentWorkflowInput(tenant, payment, firstTrigger), starter.taskQueue),
+    );
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return;
+    throw error;
+  }
+}
+
+/** What automatic billing needs: the database, the gateways (the new payment's adapter) and Temporal. */
+export interface AutoBillDeps {
+  orm: MikroORM;
+  paymentGateways: PaymentGateways;
+  temporal: PaymentStarter;
+}
+
+/**
+ * Bills an invoice an activity just wrote when the tenant's `finance.invoice.autoBill` setting (for the
+ * branch of its rental or booking) says so (default: enabled): OPEN → BILLED with its payment, whose
+ * workflow starts after the bill committed. Runs after the activity's own transaction, with the
+ * activity's key: a retried activity finds the payment its first attempt made and starts it (once).
+ * An invoice billed meanwhile by an operator is not billed twice.
+ */
+export async function autoBillInvoice(
+  deps: AutoBillDeps,
+  tenant: string,
+  invoiceId: number,
+  idempotencyKey: string,
+): Promise<Payment | null> {
+  const em = tenantEm(deps.orm, tenant);
+  const invoice = await em.findOne(Invoice, invoiceId, { populate: ['rental', 'booking'] });
+  if (!invoice || invoice.refundedInvoice) return null;
+  const branchId = invoice.rental?.branch.id ?? invoice.booking?.branch.id;
+  const settings = await settingOrDefaults<AutoBillSettings>(
+    em,
+    tenant,
+    AUTO_BILL_SETTING_KEY,
+    branchId,
+    defaultAutoBillSettings,
+  );
+  if (settings.enabled !== true) return null;
+  const key = `${idempotencyKey}/auto-bill`;
+  let payment: Payment | null;
+  if (invoice.state === 'OPEN') {
+    const billed = await inTenantTransaction(deps.orm, tenant, (tx) =>
+      billInvoiceRecord(tx, invoiceId, {
+        tenant,
+        requestedBy: 'system:auto-bill',
+        idempotencyKey: key,
+        gateway: deps.paymentGateways.default.name,
+        workflowIdOf: (id) => paymentWorkflowId(tenant, id),
+        at: new Date(),
+      }),
+    );
+    payment = billed.payment;
+  } else {
+    // Billed by an earlier attempt of this activity (or by an operator): its running payment is started
+    // again, which is a no-op when it runs already.
+    payment = await runningPaymentOfInvoice(em, invoiceId);
+  }
+  if (payment && isRunningPaymentState(payment.state))
+    await startPaymentWorkflow(deps.temporal, tenant, payment);
+  return payment;
+}
+
+/**
+ * Automatic billing after an activity that may have written an invoice (a rental's end, a booking's
+ * cancellation or no-show fee): bills the rental's or booking's own invoice (`autoBillInvoice`). A
+ * business refusal of the bill never fails the activity that wrote the invoice (the invoice stays for
+ * an operator to bill); infrastructure faults do, so the activity's retry bills it.
+ */
+export async function autoBillInvoiceOf(
+  deps: AutoBillDeps,
+  tenant: string,
+  subject: { rentalId: number } | { bookingId: number },
+  idempotencyKey: string,
+): Promise<void> {
+  const where = 'rentalId' in subject ? { rental: subject.rentalId } : { booking: subject.bookingId };
+  const invoice = await tenantEm(deps.orm, tenant).findOne(Invoice, { ...where, refundedInvoice: null });
+  if (!invoice) return;
+  try {
+    await autoBillInvoice(deps, tenant, invoice.id, idempotencyKey);
+  } catch (error) {
+    if (!isDomainError(error)) throw error;
+  }
+}

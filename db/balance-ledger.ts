@@ -1,0 +1,68 @@
+// The balance ledger's two primitives: append a row (once per cause) and read a balance's value as the
+// sum of its rows. Every writer of balances (settlements, manual credit, invoices, vouchers) goes through
+// `appendBalanceUpdate`; the table refuses updates and deletes (a trigger), so the sum is the truth.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Balance } from './entities/Balance.js';
+import { BalanceUpdate } from './entities/BalanceUpdate.js';
+import type { BalanceUpdateKind } from '../domain/finance.js';
+
+/** One ledger row to append. `idempotencyKey` names its cause: the same cause never writes twice. */
+export interface BalanceUpdateInput {
+  balance: Balance;
+  kind: BalanceUpdateKind;
+  /** Signed decimal string in the balance's currency: negative is owed, positive is credit. */
+  amount: string;
+  description: string;
+  createdBy: string;
+  idempotencyKey: string;
+  invoiceId?: number | null;
+  paymentId?: number | null;
+  voucherId?: number | null;
+}
+
+/**
+ * Appends a ledger row unless one with its key exists (then returns that one): a retried activity or
+ * request writes its row once. Runs in the caller's transaction; flushes nothing by itself.
+ */
+export async function appendBalanceUpdate(
+  em: EntityManager,
+  input: BalanceUpdateInput,
+): Promise<BalanceUpdate> {
+  const existing = await em.findOne(BalanceUpdate, { idempotencyKey: input.idempotencyKey });
+  if (existing) return existing;
+  return em.create(BalanceUpdate, {
+    balance: input.balance,
+    kind: input.kind,
+    amount: input.amount,
+    description: input.description,
+    createdBy: input.createdBy,
+    idempotencyKey: input.idempotencyKey,
+    invoice: input.invoiceId ?? null,
+    payment: input.paymentId ?? null,
+    voucherId: input.voucherId ?? null,
+  });
+}
+
+/** A balance's value: the sum of its ledger rows (decimal string), read from the database. */
+export async function balanceValue(em: EntityManager, balanceId: number): Promise<string> {
+  const [row] = await em.execute<[{ value: string }]>(
+    `select coalesce(sum(amount), 0)::text as value from balance_update where balance_id = ?`,
+    [balanceId],
+  );
+  return row.value;
+}
+
+/** The values of several balances at once (absent ids have no rows: value 0). */
+export async function balanceValues(
+  em: EntityManager,
+  balanceIds: readonly number[],
+): Promise<Map<number, string>> {
+  const values = new Map<number, string>(balanceIds.map((id) => [id, '0']));
+  if (balanceIds.length === 0) return values;
+  const rows = await em.execute<{ balance_id: number; value: string }[]>(
+    `select balance_id, sum(amount)::text as value from balance_update where balance_id in (?) group by balance_id`,
+    [[...balanceIds]],
+  );
+  for (const row of rows) values.set(row.balance_id, row.value);
+  return values;
+}

@@ -1,0 +1,309 @@
+// Refunds' rows: the checks of a refund request (what each line may still give back), the refunding
+// invoice (state IS_REFUND, `refundedInvoice` set, negative amounts, one line per refunded line with
+// `refundedLine`), and the outcome on both invoices. The refund workflow's activities write through here;
+// the API runs the same checks before it starts a workflow.
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Decimal } from 'decimal.js';
+import { Balance } from './entities/Balance.js';
+import { BalanceUpdate } from './entities/BalanceUpdate.js';
+import { Invoice } from './entities/Invoice.js';
+import { InvoiceLine } from './entities/InvoiceLine.js';
+import { Payment } from './entities/Payment.js';
+import { appendBalanceUpdate } from './balance-ledger.js';
+import { DomainError } from '../domain/errors.js';
+import { invoiceOperationRefusal, type RefundItem } from '../domain/finance.js';
+import { formatAmount, minorDigitsOf } from '../domain/money.js';
+
+/** A refund item checked against its line: the line and the amount as a decimal. */
+export interface CheckedRefundItem {
+  line: InvoiceLine;
+  amount: Decimal;
+}
+
+/**
+ * How much each line of an invoice gave back already: the lines of its refunding invoices whose refund
+ * completed (settledAt set) or is still in progress, by refunded line id. Amounts are positive.
+ */
+export async function refundedPerLine(em: EntityManager, invoiceId: number): Promise<Map<number, Decimal>> {
+  const rows = await em.execute<{ refunded_line_id: number; refunded: string }[]>(
+    `select l.refunded_line_id, (-sum(l.gross))::text as refunded
+       from invoice_line l join invoice r on r.id = l.invoice_id
+      where r.refunded_invoice_id = ? and l.refunded_line_id is not null
+        and (r.settled_at is not null or r.payment_reference = 'pending')
+      group by l.refunded_line_id`,
+    [invoiceId],
+  );
+  return new Map(rows.map((row) => [row.refunded_line_id, new Decimal(row.refunded)]));
+}
+
+/**
+ * Checks a refund request against the invoice (the caller holds its row lock when the check must be
+ * authoritative): the state allows a refund (I122), every item names a line of this invoice once (I405)
+ * with a positive amount (I127) in the currency's digits (I131), and no line gives back more than it was
+ * paid less what earlier refunds gave back (I127).
+ */
+export async function checkRefund(
+  em: EntityManager,
+  invoice: Invoice,
+  items: readonly RefundItem[],
+): Promise<CheckedRefundItem[]> {
+  const refused = invoice.refundedInvoice ? 'I122' : invoiceOperationRefusal(invoice.state, 'REFUND');
+  if (refused) throw new DomainError(refused, `the invoice is ${invoice.state}`);
+  if (items.length === 0) throw new DomainError('I127', 'a refund needs at least one refund item');
+  const lines = await em.find(InvoiceLine, { invoice: invoice.id });
+  const byId = new Map(lines.map((line) => [line.id, line]));
+  const refunded = await refundedPerLine(em, invoice.id);
+  const seen = new Set<number>();
+  const digits = minorDigitsOf(invoice.currency);
+  return items.map((item) => {
+    const line = byId.get(item.lineItemId);
+    if (!line)
+      throw new DomainError('I405', `line item ${item.lineItemId} is not a line of invoice ${invoice.id}`);
+    if (seen.has(line.id)) throw new DomainError('I127', `line item ${line.id} is named twice`);
+    seen.add(line.id);
+    let amount: Decimal;
+    try {
+      amount = new Decimal(item.amount);
+    } catch {
+      throw new DomainError('I127', `refund amount ${JSON.stringify(item.amount)} is not a decimal`);
+    }
+    if (!amount.isFinite() || amount.lte(0))
+      throw new DomainError('I127', `refund amount ${item.amount} must be positive`);
+    if (amount.decimalPlaces() > digits)
+      throw new DomainError('I131', `refund amount ${item.amount} has more than ${digits} decimals`);
+    const left = new Decimal(line.gross).minus(refunded.get(line.id) ?? 0);
+    if (amount.gt(left))
+      throw new DomainError(
+        'I127',
+        `line item ${line.id} can give back ${formatAmount(Decimal.max(left, 0), invoice.currency)} at most`,
+      );
+    return { line, amount };
+  });
+}
+
+/** What the refund's first step recorded. */
+export interface RecordedRefund {
+  refundInvoiceId: number;
+  /** Decimal string: what goes back through the gateway (the charge's part). */
+  gatewayAmount: string;
+  /** Decimal string: what goes back to the balance whose credit paid part of the invoice. */
+  balanceAmount: string;
+  /** The gateway and charge to refund, when the invoice was charged through one. */
+  gateway: string | null;
+  chargeReference: string | null;
+  currency: string;
+}
+
+/** The refund's request as the workflow sends it. */
+export interface RefundRecordRequest {
+  tenant: string;
+  refundInvoiceId: number;
+  invoiceId: number;
+  reason: string;
+  items: readonly RefundItem[];
+  requestedBy: string;
+  at: Date;
+  idempotencyKey: string;
+}
+
+/** Splits a line's gross by its tax percentage into net and tax, in the currency's digits. */
+function splitGross(gross: Decimal, taxPercentage: string, currency: string) {
+  const net = gross.div(new Decimal(1).plus(new Decimal(taxPercentage).div(100)));
+  const netText = formatAmount(net, currency);
+  return {
+    net: netText,
+    tax: formatAmount(gross.minus(netText), currency),
+    gross: formatAmount(gross, currency),
+  };
+}
+
+/**
+ * The refund's first step, in one transaction: locks the original invoice `for update` (so two refunds
+ * are checked one after the other and never add up past it), checks the request (`checkRefund`), creates
+ * the refunding invoice with the id the API allocated (IS_REFUND, negative amounts, the reason, one line
+ * per item with `refundedLine`) and moves the original to REFUND_IN_PROGRESS. It also works out how the
+ * money goes back: through the gateway up to what the invoice's payment charged less what earlier
+ * refunds gave back there, the rest to the balance whose credit paid it. Idempotent: a retry finds the
+ * refunding invoice it created.
+ */
+export async function recordRefund(em: EntityManager, request: RefundRecordRequest): Promise<RecordedRefund> {
+  const invoice = await em.findOne(Invoice, request.invoiceId, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (!invoice) throw new DomainError('I404', `invoice ${request.invoiceId} not found`);
+  const payment = await em.findOne(
+    Payment,
+    { invoice: invoice.id, state: { $in: ['PAID', 'DISPUTED'] } },
+    { orderBy: { id: 'desc' } },
+  );
+  const existing = await em.findOne(Invoice, request.refundInvoiceId);
+  let total: Decimal;
+  if (existing) {
+    total = new Decimal(existing.totalGross).neg();
+  } else {
+    const checked = await checkRefund(em, invoice, request.items);
+    const currency = invoice.currency;
+    const lines = checked.map(({ line, amount }) => {
+      const full = amount.eq(line.gross);
+      const parts = full
+        ? { net: line.net, tax: line.tax, gross: line.gross }
+        : splitGross(amount, line.taxPercentage, currency);
+      return { line, ...parts };
+    });
+    const sum = (pick: (l: (typeof lines)[number]) => string) =>
+      lines.reduce((acc, l) => acc.plus(pick(l)), new Decimal(0));
+    total = sum((l) => l.gross);
+    const refund = em.create(Invoice, {
+      id: request.refundInvoiceId,
+      number: `${invoice.number}-R${request.refundInvoiceId}`,
+      type: invoice.type,
+      state: 'IS_REFUND',
+      businessUnit: invoice.businessUnit,
+      customer: invoice.customer,
+      rental: invoice.rental ?? null,
+      booking: invoice.booking ?? null,
+      userGroup: invoice.userGroup ?? null,
+      costCenter: invoice.costCenter ?? null,
+      refundedInvoice: invoice,
+      title: `Refund of ${invoice.number}`,
+      description: request.reason,
+      refundReason: request.reason,
+      currency,
+      totalNet: formatAmount(sum((l) => l.net).neg(), currency),
+      totalTax: formatAmount(sum((l) => l.tax).neg(), currency),
+      totalGross: formatAmount(total.neg(), currency),
+      pricingBundleVersion: invoice.pricingBundleVersion ?? null,
+      // 'pending' until the money went back: earlier-refund sums count it, so two refunds never overlap.
+      paymentReference: 'pending',
+      issuedAt: request.at,
+      idempotencyKey: request.idempotencyKey,
+    });
+    lines.forEach((l, index) =>
+      em.create(InvoiceLine, {
+        invoice: refund,
+        position: index + 1,
+        code: l.line.code,
+        group: l.line.group,
+        phase: l.line.phase ?? null,
+        description: `Refund: ${l.line.description}`.slice(0, 500),
+        // A whole line gives back its quantity at its price; a part of it, one unit of that amount.
+        ...(new Decimal(l.gross).eq(l.line.gross)
+          ? {
+              quantity: l.line.quantity,
+              unit: l.line.unit,
+              unitPrice: new Decimal(l.line.unitPrice).neg().toString(),
+            }
+          : { quantity: '1', unit: 'pcs', unitPrice: formatAmount(new Decimal(l.gross).neg(), currency) }),
+        net: formatAmount(new Decimal(l.net).neg(), currency),
+        tax: formatAmount(new Decimal(l.tax).neg(), currency),
+        gross: formatAmount(new Decimal(l.gross).neg(), currency),
+        taxPercentage: l.line.taxPercentage,
+        refundedLine: l.line,
+      }),
+    );
+    invoice.state = 'REFUND_IN_PROGRESS';
+    await em.flush();
+  }
+  // How the money goes back: the gateway's part first, up to what its charge took less earlier refunds.
+  const creditRows = await em.find(BalanceUpdate, { invoice: invoice.id });
+  const paidFromBalance = creditRows
+    .filter((row) => row.kind === 'INVOICE')
+    .reduce((acc, row) => acc.minus(row.amount), new Decimal(0));
+  const refundedToBalance = creditRows
+    .filter(
+      (row) => row.kind === 'REFUND' && row.idempotencyKey !== `refund:${request.refundInvoiceId}:balance`,
+    )
+    .reduce((acc, row) => acc.plus(row.amount), new Decimal(0));
+  const charged = payment?.gatewayReference ? new Decimal(payment.amount) : new Decimal(0);
+  const [{ refunded }] = await em.execute<[{ refunded: string }]>(
+    `select coalesce(-sum(total_gross), 0)::text as refunded from invoice
+      where refunded_invoice_id = ? and id <> ? and settled_at is not null`,
+    [invoice.id, request.refundInvoiceId],
+  );
+  const refundedViaGateway = Decimal.max(new Decimal(refunded).minus(refundedToBalance), 0);
+  const gatewayLeft = Decimal.max(charged.minus(refundedViaGateway), 0);
+  const gatewayAmount = Decimal.min(total, gatewayLeft);
+  const balanceAmount = Decimal.min(
+    total.minus(gatewayAmount),
+    Decimal.max(paidFromBalance.minus(refundedToBalance), 0),
+  );
+  return {
+    refundInvoiceId: request.refundInvoiceId,
+    gatewayAmount: formatAmount(gatewayAmount, invoice.currency),
+    balanceAmount: formatAmount(balanceAmount, invoice.currency),
+    gateway: payment?.gatewayReference ? payment.gateway : null,
+    chargeReference: payment?.gatewayReference ?? null,
+    currency: invoice.currency,
+  };
+}
+
+/** How a refund ended, as its last step records it. */
+export interface RefundOutcomeRecord {
+  tenant: string;
+  refundInvoiceId: number;
+  succeeded: boolean;
+  /** The gateway's refund id (or null when nothing went through the gateway). */
+  reference: string | null;
+  failureMessage?: string | null;
+  /** What goes back to the balance (with a succeeded refund). */
+  balanceAmount: string;
+  requestedBy: string;
+  at: Date;
+}
+
+/**
+ * The refund's last step, in one transaction: a succeeded refund settles the refunding invoice
+ * (settledAt, the gateway's reference), credits the balance's part (a REFUND ledger row) and moves the
+ * original to REFUNDED when its lines gave back everything, else to ALLOWS_REFUND (paid, partly
+ * refunded, refundable further); a failed one leaves the refunding invoice unsettled (its reference
+ * `failed`, not counted by later checks) and the original EXCEPTION_REFUND (refundable again).
+ * Idempotent.
+ */
+export async function recordRefundOutcome(
+  em: EntityManager,
+  outcome: RefundOutcomeRecord,
+): Promise<'REFUNDED' | 'EXCEPTION_REFUND'> {
+  const refund = await em.findOneOrFail(Invoice, outcome.refundInvoiceId);
+  const original = await em.findOneOrFail(Invoice, refund.refundedInvoice!.id, {
+    lockMode: LockMode.PESSIMISTIC_WRITE,
+  });
+  if (!outcome.succeeded) {
+    if (refund.settledAt) return 'REFUNDED';
+    refund.paymentReference = 'failed';
+    refund.description =
+      `${refund.refundReason ?? ''} — refund failed: ${outcome.failureMessage ?? 'refused by the gateway'}`.slice(
+        0,
+        1000,
+      );
+    original.state = 'EXCEPTION_REFUND';
+    await em.flush();
+    return 'EXCEPTION_REFUND';
+  }
+  if (!refund.settledAt) {
+    refund.settledAt = outcome.at;
+    refund.paymentReference = outcome.reference ?? 'outside-gateway';
+    if (new Decimal(outcome.balanceAmount).gt(0)) {
+      const credit = await em.findOne(BalanceUpdate, { invoice: original.id, kind: 'INVOICE' });
+      const balance = credit ? await em.findOne(Balance, credit.balance.id) : null;
+      if (balance)
+        await appendBalanceUpdate(em, {
+          balance,
+          kind: 'REFUND',
+          amount: outcome.balanceAmount,
+          description: `Refund ${refund.number}`,
+          createdBy: outcome.requestedBy,
+          idempotencyKey: `refund:${refund.id}:balance`,
+          invoiceId: original.id,
+        });
+    }
+    await em.flush();
+  }
+  const [{ left }] = await em.execute<[{ left: string }]>(
+    `select (?::numeric + coalesce(sum(total_gross), 0))::text as left from invoice
+      where refunded_invoice_id = ? and settled_at is not null`,
+    [original.totalGross, original.id],
+  );
+  original.state = new Decimal(left).lte(0) ? 'REFUNDED' : 'ALLOWS_REFUND';
+  if (original.state === 'REFUNDED') original.settledAt = outcome.at;
+  await em.flush();
+  return 'REFUNDED';
+}

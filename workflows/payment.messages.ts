@@ -1,0 +1,95 @@
+// Messages of the payment workflow, its id and its start options; the API, the billing activities and
+// the tests import these without importing workflow code.
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { WorkflowIdReusePolicy } from '@temporalio/common';
+import type { PaymentChallenge, PaymentRetrySettings, PaymentState } from '../domain/finance.js';
+import { BusinessUnitIdKey, CustomerIdKey, EntityStateKey, TenantIdKey } from './search-attributes.js';
+
+/** The payment workflow's type name. */
+export const PAYMENT_WORKFLOW_TYPE = 'paymentWorkflow';
+
+/** `payment:{tenant}:{paymentId}`: one workflow per payment, readable in the Temporal UI. */
+export function paymentWorkflowId(tenant: string, paymentId: number): string {
+  return `payment:${tenant}:${paymentId}`;
+}
+
+/** What the payment workflow starts with: the payment row exists (state OPEN) before it starts. */
+export interface PaymentWorkflowInput {
+  tenant: string;
+  paymentId: number;
+  businessUnitId: number;
+  customerId: number | null;
+  /** What started the first attempt: FIRST (billing, settlement) or MANUAL (a retry of a FAILED payment). */
+  firstTrigger?: 'FIRST' | 'MANUAL';
+  /** Set when the workflow continues as new. */
+  resume?: PaymentWorkflowSnapshot;
+  /** Set when the workflow continues as new: what its loop needs beyond the snapshot. */
+  carry?: PaymentWorkflowCarry;
+}
+
+/** What a payment's loop carries into a new run besides the snapshot. */
+export interface PaymentWorkflowCarry {
+  /** `finance.payment.retry`, read once when the payment started. */
+  settings: PaymentRetrySettings;
+  /** A failed challenge: until when (epoch ms) a manual retry is awaited before the payment FAILS. */
+  retryWindowEndsMs: number | null;
+  /** The gateway's reference of the charge whose challenge is awaited (signals about others are ignored). */
+  chargeReference: string | null;
+}
+
+/**
+ * How every payment workflow is started: its readable id, a duplicate-rejecting policy and the search
+ * attributes ops filter by (tenant, customer, business unit, state).
+ */
+export function paymentWorkflowStartOptions(input: PaymentWorkflowInput, taskQueue: string) {
+  return {
+    workflowId: paymentWorkflowId(input.tenant, input.paymentId),
+    taskQueue,
+    args: [input] as [PaymentWorkflowInput],
+    workflowIdReusePolicy: 'REJECT_DUPLICATE' as WorkflowIdReusePolicy,
+    typedSearchAttributes: [
+      { key: TenantIdKey, value: input.tenant },
+      { key: BusinessUnitIdKey, value: String(input.businessUnitId) },
+      { key: CustomerIdKey, value: input.customerId === null ? 'none' : String(input.customerId) },
+      { key: EntityStateKey, value: 'OPEN' },
+    ],
+  };
+}
+
+/** The workflow's view of its payment; returned by updates and the status query. */
+export interface PaymentWorkflowSnapshot {
+  paymentId: number;
+  state: PaymentState;
+  attemptCount: number;
+  /** AWAITING_RETRY: epoch ms of the next automatic attempt. */
+  nextRetryAtMs: number | null;
+  challenge: PaymentChallenge | null;
+}
+
+/** Who asks: an operator, the customer or `system`. */
+export interface PaymentRequested {
+  requestedBy: string;
+}
+
+/** Starts an attempt now (AWAITING_RETRY, or after a failed challenge); refused with P120 otherwise. */
+export const retryPaymentUpdate = defineUpdate<PaymentWorkflowSnapshot, [PaymentRequested]>('retryPayment');
+
+/** Ends collection: the invoice went to collections (COLLECTIONS) or was paid outside the gateway (PAID). */
+export interface ClosePaymentRequest extends PaymentRequested {
+  event: 'COLLECTIONS' | 'PAID_EXTERNALLY';
+}
+export const closePaymentUpdate = defineUpdate<PaymentWorkflowSnapshot, [ClosePaymentRequest]>(
+  'closePayment',
+);
+
+/** A gateway webhook's answer to a 3-D Secure or push challenge (verified by the adapter first). */
+export interface ChallengeResolved {
+  outcome: 'SUCCEEDED' | 'THREE_DS_FAILED' | 'PUSH_CANCELLED_BY_USER' | 'PUSH_BANK_REFUSED';
+  /** The gateway's event id, recorded with the attempt. */
+  eventId: string;
+  chargeReference: string;
+}
+export const challengeResolvedSignal = defineSignal<[ChallengeResolved]>('challengeResolved');
+
+/** The payment's current state, attempts and waits. */
+export const paymentStatusQuery = defineQuery<PaymentWorkflowSnapshot>('paymentStatus');
