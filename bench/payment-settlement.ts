@@ -19,6 +19,7 @@ import { startTestBackend } from '../tests/support/stack.js';
 import { paymentWorkflowId } from '../workflows/payment.messages.js';
 import { startBenchApi } from './api-stack.js';
 import { percentile } from './lifecycle-stats.js';
+import { cpuSnapshot, cpuSpent, profiledRun, type CpuSnapshot } from './process-cpu.js';
 import {
   BASELINE_PAYMENT_WORKFLOW_TYPE,
   type BaselinePaymentActivities,
@@ -35,12 +36,15 @@ interface RoundResult {
   settled: number;
   seconds: number;
   latencies: number[];
+  /** CPU seconds spent meanwhile by this process, the Temporal server and PostgreSQL. */
+  cpu: CpuSnapshot;
 }
 
 /** Runs `body` in `lanes` parallel loops until the round's time is up; measures each settled payment. */
 async function lanesFor(lanes: number, body: (lane: number) => Promise<void>): Promise<RoundResult> {
   const latencies: number[] = [];
   const deadline = Date.now() + roundMs;
+  const cpuBefore = cpuSnapshot();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: lanes }, async (_, lane) => {
@@ -51,7 +55,12 @@ async function lanesFor(lanes: number, body: (lane: number) => Promise<void>): P
       }
     }),
   );
-  return { settled: latencies.length, seconds: (performance.now() - started) / 1000, latencies };
+  return {
+    settled: latencies.length,
+    seconds: (performance.now() - started) / 1000,
+    latencies,
+    cpu: cpuSpent(cpuBefore, cpuSnapshot()),
+  };
 }
 
 const infra = await startThrowawayInfrastructure({ temporalStore: 'sqlite-file' });
@@ -117,21 +126,24 @@ async function runFleetflow(): Promise<RoundResult> {
       await em.flush();
       invoicesOf.push(invoices.map((invoice) => invoice.id));
     }
-    return await lanesFor(concurrency, async (lane) => {
-      const invoiceId = invoicesOf[lane]!.shift();
-      if (invoiceId === undefined) throw new Error('the bench ran out of prepared invoices');
-      const reply = await fetch(`${base}/back/invoices/${invoiceId}/bill`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}` },
-      });
-      const body = (await reply.json()) as { payments?: { id: number }[] };
-      if (reply.status !== 200 || !body.payments?.[0])
-        throw new Error(`bill answered ${reply.status}: ${JSON.stringify(body)}`);
-      const result = (await backend.client.workflow
-        .getHandle(paymentWorkflowId(backend.seed.tenant, body.payments[0].id))
-        .result()) as { state: string };
-      if (result.state !== 'PAID') throw new Error(`payment ended ${result.state}`);
-    });
+    // BENCH_CPU_PROFILE=file.cpuprofile profiles this process's main thread during the first round.
+    return await profiledRun(fleetflowRounds.length === 0 ? process.env.BENCH_CPU_PROFILE : undefined, () =>
+      lanesFor(concurrency, async (lane) => {
+        const invoiceId = invoicesOf[lane]!.shift();
+        if (invoiceId === undefined) throw new Error('the bench ran out of prepared invoices');
+        const reply = await fetch(`${base}/back/invoices/${invoiceId}/bill`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}` },
+        });
+        const body = (await reply.json()) as { payments?: { id: number }[] };
+        if (reply.status !== 200 || !body.payments?.[0])
+          throw new Error(`bill answered ${reply.status}: ${JSON.stringify(body)}`);
+        const result = (await backend.client.workflow
+          .getHandle(paymentWorkflowId(backend.seed.tenant, body.payments[0].id))
+          .result()) as { state: string };
+        if (result.state !== 'PAID') throw new Error(`payment ended ${result.state}`);
+      }),
+    );
   } finally {
     await close();
     await backend.stop();
@@ -185,11 +197,14 @@ const pool = (results: RoundResult[]) => {
   const latencies = results.flatMap((result) => result.latencies);
   const settled = results.reduce((sum, result) => sum + result.settled, 0);
   const seconds = results.reduce((sum, result) => sum + result.seconds, 0);
+  const cpuMs = (group: keyof CpuSnapshot) =>
+    (results.reduce((sum, result) => sum + result.cpu[group], 0) * 1000) / Math.max(1, settled);
   return {
     settled,
     throughput: settled / seconds,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
+    cpu: `CPU per payment: this process ${cpuMs('bench process').toFixed(1)} ms, Temporal ${cpuMs('Temporal server').toFixed(1)} ms, PostgreSQL ${cpuMs('PostgreSQL').toFixed(1)} ms`,
   };
 };
 const fleetflow = pool(fleetflowRounds);
@@ -214,6 +229,7 @@ console.log(
     })
     .join(', ')}`,
 );
+console.log(`  fleetflow ${fleetflow.cpu}\n  bare      ${baseline.cpu}`);
 const share = fleetflow.throughput / baseline.throughput;
 console.log(`  RSS ${mib(process.memoryUsage().rss)}`);
 console.log(

@@ -22,6 +22,7 @@ import {
   RECURRING_TASK_DUE_WORKFLOW_TYPE,
 } from '../workflows/work.messages.js';
 import { ensureRecurringTaskProcesses } from '../workers/recurring-task-starter.js';
+import { createWorkActivities } from '../activities/work.js';
 import { expectError, type CallOptions, type HttpStack, type Reply } from './support/http.js';
 import { startSession, type Session } from './support/session.js';
 
@@ -268,6 +269,49 @@ describe('recurring tasks over HTTP', () => {
     expect(
       (await call('DELETE', back(`/task-categories/${category.body.id}`), { token: operator })).status,
     ).toBe(204);
+  });
+
+  it('gives the seeded recurring tasks (every Monday, every 500 km) their schedule and usage workflow', async () => {
+    const seeded = await em().find(RecurringTask, { createdBy: 'seed' }, { orderBy: { id: 'asc' } });
+    expect(seeded.map((row) => [row.daysOfWeek ?? null, row.everyKm ?? null])).toEqual([
+      [['MONDAY'], null],
+      [null, 500],
+    ]);
+    const temporal = { client: stack.backend.client, taskQueue: stack.backend.taskQueue };
+    for (const row of seeded) createdIds.push({ tenant: seed.tenant, id: row.id });
+    expect(await ensureRecurringTaskProcesses(stack.backend.orm, temporal, { tenant: seed.tenant })).toBe(2);
+    // Once they exist, nothing more is created.
+    expect(await ensureRecurringTaskProcesses(stack.backend.orm, temporal, { tenant: seed.tenant })).toBe(0);
+    const monday = await schedules()
+      .getHandle(recurringTaskScheduleId(seed.tenant, seeded[0]!.id))
+      .describe();
+    expect(monday.spec.timezone).toBe('Europe/Berlin');
+    const usage = stack.backend.client.workflow.getHandle(
+      recurringTaskUsageWorkflowId(seed.tenant, seeded[1]!.id),
+    );
+    expect((await usage.describe()).status.name).toBe('RUNNING');
+    const shown = await call('GET', back(`/tasks/recurring/${seeded[1]!.id}`), { token: reader });
+    expect(shown.body).toMatchObject({ recurrence: null, usage: { everyKm: 500, everyRentals: null } });
+    await usage.terminate('test over');
+  });
+
+  it('creates one child when the same due point is written twice at once (a retried activity racing the first)', async () => {
+    const created = await createRecurring({
+      taskData: { title: 'Race check', branchId: seed.branchId },
+      recurrence: weekly,
+    });
+    const activities = createWorkActivities({ orm: stack.backend.orm });
+    const input = {
+      tenant: seed.tenant,
+      recurringTaskId: created.body.id as number,
+      dueKey: 'race-2026-11-30',
+    };
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => activities.createRecurringTaskChild(input)),
+    );
+    expect(new Set(results.map((result) => result.taskId)).size).toBe(1);
+    expect(await em().count(Task, { recurringTaskId: created.body.id })).toBe(1);
+    await call('DELETE', back(`/tasks/recurring/${created.body.id}?children=true`), { token: operator });
   });
 
   it('refuses callers without the permission, on another branch, or of another tenant', async () => {

@@ -204,8 +204,15 @@ async function syncSchedule(ctx: RouteContext, row: RecurringTask, existed: bool
     return;
   }
   const options = recurringTaskScheduleOptions(ctx.tenant, row.id, timing, ctx.services.taskQueue);
-  if (existed) await handle.update((previous) => ({ ...previous, spec: options.spec }));
-  else await ctx.services.temporal.schedule.create(options);
+  if (existed)
+    try {
+      await handle.update((previous) => ({ ...previous, spec: options.spec }));
+      return;
+    } catch (error) {
+      // A Temporal server that lost the schedule gets a new one.
+      if (!(error instanceof ScheduleNotFoundError)) throw error;
+    }
+  await ctx.services.temporal.schedule.create(options);
 }
 
 /** Starts the usage workflow when usage triggers exist (a running one reads the new triggers itself). */
