@@ -365,7 +365,7 @@ describe('recurring tasks over HTTP', () => {
     const base = { taskData: { title: 'x', branchId: seed.branchId } };
     expectError(
       await createRecurring({ ...base, recurrence: { ...weekly, timezone: 'Mars/Olympus' } }),
-      400,
+      422,
       'TK108',
     );
     expectError(

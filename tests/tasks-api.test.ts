@@ -506,7 +506,7 @@ describe('tasks over HTTP', () => {
         ),
         { token: reader },
       ),
-      400,
+      422,
       'TK107',
     );
     expectError(
@@ -517,7 +517,7 @@ describe('tasks over HTTP', () => {
         ),
         { token: reader },
       ),
-      400,
+      422,
       'TK107',
     );
     expectError(
