@@ -551,7 +551,7 @@ describe('tasks over HTTP', () => {
         operator,
         '?forAllVehiclesByBranch=true',
       ),
-      400,
+      422,
       'TK106',
     );
     const empty = await em().findOneOrFail(Branch, seed.cityBranchId);
