@@ -15,7 +15,7 @@ import {
   type TaskState as TaskStateValue,
 } from '../../../domain/work.js';
 import { created, defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';
-import { component, Id, Nullable, Str } from '../../kernel/schemas.js';
+import { component, Id, Nullable, Str, StringEnum } from '../../kernel/schemas.js';
 import {
   AssigneeInput,
   assertCategory,
@@ -38,11 +38,7 @@ import {
 const Title = Str(200, { minLength: 1, pattern: '^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$' });
 
 /** The states a task may be created in: RECURRING belongs to recurring tasks' parents only. */
-const CreatableState = Type.Union([
-  Type.Literal('NEW'),
-  Type.Literal('IN_PROGRESS'),
-  Type.Literal('COMPLETED'),
-]);
+const CreatableState = StringEnum(['NEW', 'IN_PROGRESS', 'COMPLETED'] as const);
 
 const CreateTask = component(
   'TaskCreate',
