@@ -94,7 +94,7 @@ describe('slot reports through the broker', () => {
     const em = tenantEm(stack.backend.orm, seed.tenant);
     stationId = (await em.findOneOrFail(PhysicalStation, { name: 'Rosenthaler Platz dock' })).id;
     vehicles = await em.find(Vehicle, { branch: seed.branchId }, { orderBy: { id: 'asc' }, limit: 3 });
-    station = await connectMqtt(process.env.MQTT_URL!, `test-station-${seed.tenant}`);
+    station = await connectMqtt(stack.backend.mqttUrl, `test-station-${seed.tenant}`);
   }, 120_000);
 
   afterAll(async () => {

@@ -12,6 +12,7 @@ import { tenantEm, type MikroORM } from '../db/orm.js';
 import { type SeededTenant } from '../db/seed.js';
 import { simulatorFleet } from '../db/fleet.js';
 import { FleetSimulator } from '../devices/simulator.js';
+import { startEmbeddedBroker, type EmbeddedBrokerHandle } from '../platform/embedded-broker.js';
 import {
   awaitReservationUpdate,
   rentalOperationUpdate,
@@ -28,6 +29,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 let orm: MikroORM;
 let seed: SeededTenant;
 let simulator: FleetSimulator;
+let broker: EmbeddedBrokerHandle;
 let connection: Connection;
 let client: Client;
 const taskQueue = `recovery-${randomBytes(3).toString('hex')}`;
@@ -43,6 +45,7 @@ async function startWorkerProcess(): Promise<ChildProcess> {
     env: {
       ...process.env,
       TEMPORAL_TASK_QUEUE: taskQueue,
+      MQTT_URL: broker.url,
       WORKER_METRICS_PORT: '0',
       LOG_LEVEL: 'info',
       VEHICLE_COMMAND_TIMEOUT_MS: '8000',
@@ -72,10 +75,12 @@ async function startWorkerProcess(): Promise<ChildProcess> {
 }
 
 beforeAll(async () => {
+  // A broker of its own: suites running at once in other jest workers must not see this fleet's telemetry.
+  broker = await startEmbeddedBroker({ port: 0 });
   orm = await connectOrm(process.env.DATABASE_URL!, { pool: { min: 0, max: 3 } });
   seed = await seedTenant(orm.em, uniqueTenant('recovery'), 'Recovery Mobility');
   simulator = new FleetSimulator({
-    mqttUrl: process.env.MQTT_URL!,
+    mqttUrl: broker.url,
     tenant: seed.tenant,
     vehicles: await simulatorFleet(tenantEm(orm, seed.tenant)),
     telemetryIntervalMs: 60_000,
@@ -92,6 +97,7 @@ afterAll(async () => {
   await simulator?.stop();
   await connection?.close();
   await orm?.close();
+  await broker?.stop();
 });
 
 test('a worker killed while START waits for the vehicle: a new worker finishes the rental, the device unlocks once', async () => {

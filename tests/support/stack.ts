@@ -13,6 +13,7 @@ import { type SeededTenant } from '../../db/seed.js';
 import { simulatorFleet } from '../../db/fleet.js';
 import { Vehicle } from '../../db/entities/Vehicle.js';
 import { connectMqtt, VehicleCommandClient } from '../../devices/command-client.js';
+import { startEmbeddedBroker } from '../../platform/embedded-broker.js';
 import { FleetSimulator } from '../../devices/simulator.js';
 import { TelemetryIngestor } from '../../workers/telemetry-ingestor.js';
 import { DockingIngestor } from '../../workers/docking-ingestor.js';
@@ -35,6 +36,11 @@ export interface TestBackend {
   paymentGateways: PaymentGateways;
   simulator: FleetSimulator;
   mqtt: MqttClient;
+  /**
+   * The backend's own MQTT broker (in-process aedes): suites running at once in other jest workers
+   * each have theirs, so no ingestor records another suite's telemetry.
+   */
+  mqttUrl: string;
   /** Applies the physical stations' slot reports (`idle()` waits for those received so far). */
   dockingIngestor: DockingIngestor;
   /** Present with the time-skipping environment. */
@@ -105,7 +111,8 @@ export async function startTestBackend(
 ): Promise<TestBackend> {
   const orm = await connectOrm(env('DATABASE_URL'), { pool: { min: 0, max: 5 } });
   const seed = await seedTenant(orm.em, options.tenant ?? uniqueTenant('t'), 'Test Mobility');
-  const mqtt = await connectMqtt(env('MQTT_URL'), `test-backend-${randomBytes(4).toString('hex')}`);
+  const broker = await startEmbeddedBroker({ port: 0 });
+  const mqtt = await connectMqtt(broker.url, `test-backend-${randomBytes(4).toString('hex')}`);
   const vehicleCommands = new VehicleCommandClient(mqtt);
   const ingestor = new TelemetryIngestor(orm, mqtt, {
     flushIntervalMs: 50,
@@ -119,7 +126,7 @@ export async function startTestBackend(
   await dockingIngestor.start();
   const fleet = await simulatorFleet(tenantEm(orm, seed.tenant));
   const simulator = new FleetSimulator({
-    mqttUrl: env('MQTT_URL'),
+    mqttUrl: broker.url,
     tenant: seed.tenant,
     vehicles: fleet,
     telemetryIntervalMs: 60_000,
@@ -173,6 +180,7 @@ export async function startTestBackend(
     paymentGateways,
     simulator,
     mqtt,
+    mqttUrl: broker.url,
     dockingIngestor,
     testEnv,
     async stop() {
@@ -183,6 +191,7 @@ export async function startTestBackend(
       await dockingIngestor.stop();
       vehicleCommands.close();
       await mqtt.endAsync();
+      await broker.stop();
       if (testEnv) await testEnv.teardown();
       else {
         await clientConnection?.close();
