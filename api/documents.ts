@@ -1,4 +1,4 @@
-// The two OpenAPI documents, assembled from the route declarations they are given (every domain's).
+// The three OpenAPI documents (operator, app, maintenance service), assembled from the route declarations they are given (every domain's).
 import { buildDocument } from './kernel/openapi.js';
 import type { AnyRoute } from './kernel/route.js';
 
@@ -23,6 +23,22 @@ export function frontDocument(routes: readonly AnyRoute[]) {
       title: 'fleetflow app API',
       description:
         'User-facing interface for white-label apps. Tokens of scope `front` come from `POST /v1/{tenant}/auth/token`. Errors use the body `{errorCode, userMessage, httpStatus, traceId}`; each operation lists the catalogue codes it may answer with.',
+    },
+    routes,
+  );
+}
+
+/**
+ * The maintenance service (`/v1/{tenant}/maintenance`, its paths the spec's `/api/…`) and the token
+ * endpoint: operators call it with the same `back` tokens as the operator interface.
+ */
+export function maintenanceDocument(routes: readonly AnyRoute[]) {
+  return buildDocument(
+    'maintenance',
+    {
+      title: 'fleetflow maintenance service API',
+      description:
+        "The maintenance service of the fleetflow shared-mobility platform, apart from the operator interface: vehicle maintenance logs (from the stored maintenance events), field routes of the crews and their service vehicles. Its base address is `/v1/{tenant}/maintenance`; below it the paths are the service's own (`/api/...`). Operators authenticate as on the operator interface, with a bearer token of scope `back` issued by `POST /v1/{tenant}/auth/token`; permissions (`MAINTENANCE_READ`, `MAINTENANCE_MANAGE`) come from role assignments on branches. Errors use the body `{errorCode, userMessage, httpStatus, traceId}`; each operation lists the catalogue codes it may answer with.",
     },
     routes,
   );

@@ -55,7 +55,9 @@ const FINANCE_AND_WORK =
 /** One `st run`: a document, or a shard of it by path. */
 interface FuzzRun {
   name: string;
-  document: 'back' | 'front';
+  document: 'back' | 'front' | 'maintenance';
+  /** Fuzzing-phase cases of the whole document when not FUZZ_CASES_PER_DOCUMENT (a small document's budget). */
+  cases?: number;
   /** `st` filter arguments selecting the shard's operations (none: the whole document). */
   filter: string[];
   /** Whether the stateful phase must have followed links (the shard holds the rentals). */
@@ -94,6 +96,17 @@ const FUZZ_RUNS: readonly FuzzRun[] = [
     excludeChecks: ['ensure_resource_availability'],
   },
   { name: 'app API', document: 'front', filter: [], expectsLinks: false, excludeChecks: [] },
+  {
+    // The maintenance service's own document (docs/maintenance.md), without the token endpoints it
+    // shares with the others (fuzzed in the operator runs). Called with the operator's back token. A small
+    // budget: its 18 operations are plain reads and writes, about a minute.
+    name: 'maintenance service API',
+    document: 'maintenance',
+    filter: ['--exclude-path-regex', '^/v1/[^/]+/auth/'],
+    expectsLinks: false,
+    excludeChecks: [],
+    cases: 300,
+  },
 ];
 const configTemplate = path.join(repoRoot, 'tests', 'support', 'schemathesis.toml');
 
@@ -102,7 +115,7 @@ let server: Server;
 let baseUrl: string;
 let st: string;
 let workDir: string;
-const tokens: Record<'back' | 'front', string> = { back: '', front: '' };
+const tokens: Record<FuzzRun['document'], string> = { back: '', front: '', maintenance: '' };
 /** Faults the API logged (500 with code 0099), shown next to a failing report. */
 const serverFaults: string[] = [];
 
@@ -264,7 +277,7 @@ async function expectConfiguredOperations(): Promise<void> {
     (match) => [...match[1]!.matchAll(/"([^"]+)"/g)].map((id) => id[1]!),
   );
   const present = new Set<unknown>();
-  for (const name of ['back', 'front']) {
+  for (const name of ['back', 'front', 'maintenance']) {
     const document = (await (await fetch(`${baseUrl}/openapi/${name}.json`)).json()) as Json;
     for (const item of Object.values(document.paths as Record<string, Json>))
       for (const operation of Object.values(item)) present.add((operation as Json | undefined)?.operationId);
@@ -277,12 +290,12 @@ async function expectConfiguredOperations(): Promise<void> {
 }
 
 /** The document's share of the fuzzing budget per operation. */
-function examplesPerOperation(document: Json): number {
+function examplesPerOperation(document: Json, cases = FUZZ_CASES_PER_DOCUMENT): number {
   const operations = Object.values(document.paths as Record<string, Json>).reduce(
     (count, item) => count + Object.keys(item).filter((key) => httpMethods.includes(key)).length,
     0,
   );
-  return Math.min(150, Math.max(7, Math.floor(FUZZ_CASES_PER_DOCUMENT / Math.max(1, operations))));
+  return Math.min(150, Math.max(7, Math.floor(cases / Math.max(1, operations))));
 }
 
 /** Distinct faults (same request path and error), with how often each occurred. */
@@ -352,7 +365,7 @@ async function fuzz(run: FuzzRun): Promise<void> {
   // as CANCELLED, as the spec says (see [checks.use_after_free] in the settings).
   const checks = ['--checks', 'all', '--exclude-checks', ['use_after_free', ...run.excludeChecks].join(',')];
   // Cases per operation as for the whole document, whichever shard runs it.
-  const examples = ['--max-examples', String(examplesPerOperation(document))];
+  const examples = ['--max-examples', String(examplesPerOperation(document, run.cases))];
   const { code, output } = await runSchemathesis(
     [
       ...['--config-file', config, 'run', schemaFile, '--url', baseUrl],
@@ -435,6 +448,8 @@ beforeAll(async () => {
   server = await listen(app, 0, '127.0.0.1');
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   tokens.back = await issueToken(demoOperatorClient, 'back');
+  // The maintenance service takes the operators' tokens.
+  tokens.maintenance = tokens.back;
   // The app document is fuzzed as the signed-in demo customer: its current-user routes refuse an app
   // client token alone (0001), and every other app route accepts any front token.
   tokens.front = await customerToken();

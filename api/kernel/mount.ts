@@ -16,6 +16,7 @@ import type { Principal } from '../context.js';
 import {
   authenticationOf,
   fullPath,
+  scopeOfInterface,
   type AnyRoute,
   type FileBody,
   type PageRequest,
@@ -118,11 +119,12 @@ export class RouteTable {
   }
 }
 
-const interfacePrefix = /^\/v1\/([^/]+)\/(back|front)(?:\/|$)/;
+const interfacePrefix = /^\/v1\/([^/]+)\/(back|front|maintenance)(?:\/|$)/;
 
 /**
- * Authentication of `/v1/{tenant}/back` and `/front`, before the contract validator so that callers without
- * a valid token learn nothing about the API. Routes that allow anonymous calls say so in their declaration.
+ * Authentication of `/v1/{tenant}/back`, `/front` and `/maintenance` (operators' `back` tokens), before the
+ * contract validator so that callers without a valid token learn nothing about the API. Routes that allow
+ * anonymous calls say so in their declaration.
  */
 export function authenticationMiddleware(table: RouteTable, tokens: TokenService): RequestHandler {
   return async (req, res, next) => {
@@ -140,7 +142,8 @@ export function authenticationMiddleware(table: RouteTable, tokens: TokenService
       } catch {
         throw new DomainError('0022', 'the tenant in the path is not correctly percent-encoded');
       }
-      const principal = await authenticateRequest(tokens, req, prefix[2] as 'back' | 'front', tenant, mode);
+      const scope = scopeOfInterface(prefix[2] as 'back' | 'front' | 'maintenance');
+      const principal = await authenticateRequest(tokens, req, scope, tenant, mode);
       if (principal) req.context.principal = principal;
     }
     if (exact) assertPlainNumbers(exact.numbers, req.path, req.query);
@@ -212,6 +215,7 @@ function context(route: AnyRoute, req: Request, services: ApiServices): RouteCon
     query,
     body: req.body,
     rawBody: req.context.rawBody,
+    request: req,
     headers,
     page,
     traceId: req.context.traceId,

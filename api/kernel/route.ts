@@ -2,6 +2,7 @@
 // security (interface, authentication, permission and the scope it is checked on) and the handler,
 // whose inputs and outputs are typed from those schemas. The OpenAPI documents, the express routes and
 // the access checks are all derived from declarations (api/kernel/openapi.ts, api/kernel/mount.ts).
+import type { IncomingMessage } from 'node:http';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ErrorCode } from '../../domain/errors.js';
@@ -11,8 +12,16 @@ import type { Customer } from '../../db/entities/Customer.js';
 import type { Event } from '../../db/entities/Event.js';
 import type { ApiServices } from './services.js';
 
-/** Which document and authentication a route belongs to. */
-export type ApiInterface = 'back' | 'front' | 'auth';
+/**
+ * Which document and authentication a route belongs to: the operator interface (`back`), the app
+ * interface (`front`), the token endpoints (`auth`, in every document) and the maintenance service
+ * (`maintenance`: its own document, operators' `back` tokens).
+ */
+export type ApiInterface = 'back' | 'front' | 'auth' | 'maintenance';
+
+/** The token scope an interface's routes require: the maintenance service is an operators' interface. */
+export const scopeOfInterface = (apiInterface: 'back' | 'front' | 'maintenance'): 'back' | 'front' =>
+  apiInterface === 'front' ? 'front' : 'back';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -30,7 +39,8 @@ export interface SuccessResponse {
   links?: Readonly<Record<string, ResponseLink>>;
 }
 
-export type SuccessResponses = Readonly<Partial<Record<200 | 201 | 202 | 204, SuccessResponse>>>;
+/** 303 See Other sends the caller elsewhere (a pre-signed download): no body, a `Location` header. */
+export type SuccessResponses = Readonly<Partial<Record<200 | 201 | 202 | 204 | 303, SuccessResponse>>>;
 
 type Awaitable<T> = T | Promise<T>;
 
@@ -74,6 +84,11 @@ export interface RouteContext<P = unknown, Q = unknown, B = unknown, H = unknown
   readonly body: B;
   /** The JSON body's bytes as received (signature checks of gateway webhooks); undefined without a body. */
   readonly rawBody: Buffer | undefined;
+  /**
+   * The request itself, for routes that read their body as a stream (`multipart/form-data` uploads: no
+   * parser reads such a body before the handler, which enforces its own limits).
+   */
+  readonly request: IncomingMessage;
   readonly headers: H;
   readonly page: PageRequest;
   readonly traceId: string;
@@ -145,7 +160,10 @@ export interface RouteDeclaration<
 > {
   operationId: string;
   method: HttpMethod;
-  /** Path below the interface's base (`/v1/{tenant}/back`, `/v1/{tenant}/front`, `/v1/{tenant}/auth`). */
+  /**
+   * Path below the interface's base (`/v1/{tenant}/back`, `/v1/{tenant}/front`, `/v1/{tenant}/auth`,
+   * `/v1/{tenant}/maintenance`, whose paths all start with the service's own `/api/…`).
+   */
   path: string;
   interface: ApiInterface;
   summary: string;
@@ -157,8 +175,16 @@ export interface RouteDeclaration<
   /** Request headers the handler reads (documented as header parameters). */
   headers?: H;
   body?: B;
-  /** Content types the body may come in; JSON unless said otherwise. */
-  bodyContentTypes?: readonly ('application/json' | 'application/x-www-form-urlencoded' | 'text/plain')[];
+  /**
+   * Content types the body may come in; JSON unless said otherwise. A `multipart/form-data` body is not
+   * parsed before the handler: it streams it from `ctx.request` (file uploads).
+   */
+  bodyContentTypes?: readonly (
+    | 'application/json'
+    | 'application/x-www-form-urlencoded'
+    | 'text/plain'
+    | 'multipart/form-data'
+  )[];
   /** Whether a body must be sent (default true when `body` is declared). */
   bodyRequired?: boolean;
   /**
@@ -203,6 +229,12 @@ export const created = <B>(body: B, headers: Record<string, string> = {}) => ({
 
 /** A 204 answer. */
 export const noContent = () => ({ status: 204 as const });
+
+/** A 303 See Other answer: the caller fetches `location` instead (a pre-signed download). */
+export const seeOther = (location: string, headers: Record<string, string> = {}) => ({
+  status: 303 as const,
+  headers: { ...headers, Location: location },
+});
 
 /** Declares one endpoint; the generic parameters are inferred from the schemas, which type the handler. */
 export function defineRoute<
