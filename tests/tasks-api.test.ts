@@ -661,7 +661,7 @@ describe('tasks over HTTP', () => {
       ['POST', '/tasks', { taskData: { title: 'x', branchId: seed.branchId, category: 'PAINTING' } }],
       ['POST', '/tasks', { taskData: { title: 'x', branchId: seed.branchId, tags: ['a'.repeat(65)] } }],
       ['POST', '/tasks', { taskData: { title: 'x', branchId: seed.branchId, evil: true } }],
-      ['POST', '/tasks', { taskData: { title: 'x', branchId: seed.branchId }, taskObject: { issueId: 1 } }],
+      ['POST', '/tasks', { taskData: { title: 'x', branchId: seed.branchId }, taskObject: { issueId: '1' } }],
       ['POST', '/tasks', { taskData: { title: 'x', branchId: seed.branchId, assignedTo: 'crew' } }],
       ['POST', '/tasks?forAllVehiclesByBranch=maybe', { taskData: { title: 'x', branchId: seed.branchId } }],
       ['POST', '/tasks', []],

@@ -70,7 +70,7 @@ export const listInvoiceLineItems = defineRoute({
   },
 });
 
-const NewLineItem = component(
+export const NewLineItem = component(
   'NewInvoiceLineItem',
   Type.Object(
     {
