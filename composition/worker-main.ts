@@ -73,6 +73,7 @@ const worker = await createFleetflowWorker({
 const paymentStarterLog = log.child({ component: 'payment-starter' });
 const stopPaymentStarter = runPaymentStarter(orm, temporal, {
   intervalMs: 60_000,
+  tenants: config.starterTenants,
   log: (message, error) =>
     error ? paymentStarterLog.error({ err: error }, message) : paymentStarterLog.info(message),
 });
@@ -80,6 +81,7 @@ const stopPaymentStarter = runPaymentStarter(orm, temporal, {
 const recurringStarterLog = log.child({ component: 'recurring-task-starter' });
 const stopRecurringTaskStarter = runRecurringTaskStarter(orm, temporal, {
   intervalMs: 10 * 60_000,
+  tenants: config.starterTenants,
   log: (message, error) =>
     error ? recurringStarterLog.error({ err: error }, message) : recurringStarterLog.info(message),
 });

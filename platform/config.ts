@@ -18,6 +18,11 @@ export interface FleetflowConfig {
   temporalAddress?: string;
   temporalNamespace: string;
   taskQueue: string;
+  /**
+   * Tenants whose pending work the worker's starters pick up (payments whose workflow never started,
+   * recurring tasks without their schedule); undefined: every tenant. WORKER_STARTER_TENANTS, comma-separated.
+   */
+  starterTenants?: readonly string[];
   apiPort: number;
   apiHost: string;
   publicBaseUrl: string;
@@ -53,6 +58,22 @@ export interface FleetflowConfig {
   sandboxWebhookSecret: string;
   /** How long the sandbox gateway's `timeout` token keeps a first call waiting. */
   sandboxGatewayTimeoutMs: number;
+  /** S3-compatible object store for files (`http://host:port`); npm start runs versitygw when absent. */
+  s3Endpoint?: string;
+  /** The store's address as clients reach it, for pre-signed links (S3_ENDPOINT when absent). */
+  s3PublicEndpoint?: string;
+  s3Region: string;
+  /** The bucket files are kept in (created at start when missing). */
+  s3Bucket: string;
+  /** Static S3 credentials; the AWS SDK's default chain (environment, profile, role) when absent. */
+  s3AccessKeyId?: string;
+  s3SecretAccessKey?: string;
+  /** Path-style addressing (`endpoint/bucket/key`), which most S3-compatible stores need. */
+  s3ForcePathStyle: boolean;
+  /** Port of the embedded versitygw started by `npm start` without S3_ENDPOINT. */
+  embeddedS3Port: number;
+  /** Lifetime of the pre-signed download links `GET /files/{uuid}` redirects to. */
+  fileLinkTtlSeconds: number;
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -74,6 +95,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): FleetflowConfi
     temporalAddress: env.TEMPORAL_ADDRESS || undefined,
     temporalNamespace: env.TEMPORAL_NAMESPACE || 'default',
     taskQueue: env.TEMPORAL_TASK_QUEUE || 'fleetflow',
+    starterTenants: env.WORKER_STARTER_TENANTS
+      ? env.WORKER_STARTER_TENANTS.split(',')
+          .map((tenant) => tenant.trim())
+          .filter(Boolean)
+      : undefined,
     apiPort,
     apiHost,
     publicBaseUrl: env.PUBLIC_BASE_URL || `http://localhost:${apiPort}`,
@@ -103,5 +129,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): FleetflowConfi
     sandboxWebhookSecret:
       env.SANDBOX_GATEWAY_WEBHOOK_SECRET || 'whsec_ZmxlZXRmbG93LXNhbmRib3gtZ2F0ZXdheS1kZXY=',
     sandboxGatewayTimeoutMs: intFromEnv(env, 'SANDBOX_GATEWAY_TIMEOUT_MS', 20_000),
+    s3Endpoint: env.S3_ENDPOINT || undefined,
+    s3PublicEndpoint: env.S3_PUBLIC_ENDPOINT || undefined,
+    s3Region: env.S3_REGION || 'us-east-1',
+    s3Bucket: env.S3_BUCKET || 'fleetflow-files',
+    s3AccessKeyId: env.S3_ACCESS_KEY_ID || undefined,
+    s3SecretAccessKey: env.S3_SECRET_ACCESS_KEY || undefined,
+    s3ForcePathStyle: (env.S3_FORCE_PATH_STYLE ?? 'true') !== 'false',
+    embeddedS3Port: intFromEnv(env, 'EMBEDDED_S3_PORT', 7070),
+    fileLinkTtlSeconds: intFromEnv(env, 'FILE_LINK_TTL_SECONDS', 300),
   };
 }

@@ -49,6 +49,8 @@ async function startWorkerProcess(): Promise<ChildProcess> {
     env: {
       ...process.env,
       TEMPORAL_TASK_QUEUE: taskQueue,
+      // Its starters pick up this suite's tenant only, not the tenants of suites running beside it.
+      WORKER_STARTER_TENANTS: seed.tenant,
       WORKER_METRICS_PORT: '0',
       LOG_LEVEL: 'info',
       // The timeout token's first call hangs this long: long enough to be killed in the middle of it.

@@ -45,6 +45,8 @@ async function startWorkerProcess(): Promise<ChildProcess> {
     env: {
       ...process.env,
       TEMPORAL_TASK_QUEUE: taskQueue,
+      // Its starters pick up this suite's tenant only, not the tenants of suites running beside it.
+      WORKER_STARTER_TENANTS: seed.tenant,
       MQTT_URL: broker.url,
       WORKER_METRICS_PORT: '0',
       LOG_LEVEL: 'info',

@@ -23,14 +23,17 @@ export async function startPendingPaymentWorkflows(
   orm: MikroORM,
   temporal: { client: Client; taskQueue: string },
   graceMs = PAYMENT_START_GRACE_MS,
+  tenants?: readonly string[],
 ): Promise<number> {
   const rows = await orm.em
     .fork()
     .getConnection()
     .execute<OpenPaymentRow[]>(
       `select id, tenant_id, business_unit_id, customer_id from payment
-       where state = 'OPEN' and created_at < now() - make_interval(secs => ?) order by id limit 500`,
-      [graceMs / 1000],
+       where state = 'OPEN' and created_at < now() - make_interval(secs => ?)
+         and (?::text[] is null or tenant_id = any(?::text[]))
+       order by id limit 500`,
+      [graceMs / 1000, tenants ?? null, tenants ?? null],
     );
   let started = 0;
   for (const row of rows) {
@@ -57,14 +60,20 @@ export async function startPendingPaymentWorkflows(
 export function runPaymentStarter(
   orm: MikroORM,
   temporal: { client: Client; taskQueue: string },
-  options: { intervalMs: number; graceMs?: number; log: (message: string, error?: unknown) => void },
+  options: {
+    intervalMs: number;
+    graceMs?: number;
+    /** Only these tenants' payments (undefined: all). */
+    tenants?: readonly string[];
+    log: (message: string, error?: unknown) => void;
+  },
 ): () => void {
   let running = false;
   const tick = async () => {
     if (running) return;
     running = true;
     try {
-      const started = await startPendingPaymentWorkflows(orm, temporal, options.graceMs);
+      const started = await startPendingPaymentWorkflows(orm, temporal, options.graceMs, options.tenants);
       if (started > 0) options.log(`started the workflows of ${started} pending payment(s)`);
     } catch (error) {
       options.log('starting pending payment workflows failed', error);

@@ -34,10 +34,15 @@ export interface RecurringTaskTiming {
   timezone: string;
 }
 
+/** How a recurring task's schedule treats overlapping and missed firings (see below). */
+export const recurringTaskSchedulePolicies = { overlap: 'ALLOW_ALL', catchupWindow: '1 day' } as const;
+
 /**
  * The schedule of a recurring task: a calendar on its weekdays and time in its time zone, starting the
- * due workflow; a firing missed while the cluster was down is caught up within a day, and a firing while
- * the previous one still runs is skipped (the next point creates its own child).
+ * due workflow; a firing missed while the cluster was down is caught up within a day. Every firing runs,
+ * also while an earlier one still runs (overlap ALLOW_ALL): each due point has its own workflow id and
+ * child, and a catch-up or backfill of several due points at once must create each of them (SKIP kept
+ * one of a backfilled month's five).
  */
 export function recurringTaskScheduleOptions(
   tenant: string,
@@ -64,7 +69,7 @@ export function recurringTaskScheduleOptions(
         { key: BranchIdKey, value: String(timing.branchId) },
       ],
     },
-    policies: { overlap: 'SKIP', catchupWindow: '1 day' },
+    policies: recurringTaskSchedulePolicies,
     typedSearchAttributes: [
       { key: TenantIdKey, value: tenant },
       { key: BranchIdKey, value: String(timing.branchId) },

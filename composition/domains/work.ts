@@ -9,6 +9,7 @@ import { createWorkActivities } from '../../activities/work.js';
 import { workErrors } from '../../domain/work.errors.js';
 import { Migration20261125005835_work } from '../../db/migrations/Migration20261125005835_work.js';
 import { Migration20261125011320_work_recurring } from '../../db/migrations/Migration20261125011320_work_recurring.js';
+import { Migration20261125033917_work_task_list_indexes } from '../../db/migrations/Migration20261125033917_work_task_list_indexes.js';
 import { workSeed } from '../../db/seed/work.js';
 import { defineDomain } from './domain.js';
 
@@ -21,7 +22,11 @@ export const workDomain = defineDomain({
   errors: workErrors,
   seed: workSeed,
   entities: [TaskCategory, TaskTemplate, RecurringTask],
-  migrations: [Migration20261125005835_work, Migration20261125011320_work_recurring],
+  migrations: [
+    Migration20261125005835_work,
+    Migration20261125011320_work_recurring,
+    Migration20261125033917_work_task_list_indexes,
+  ],
   permissions: { operational: ['TASK_READ', 'TASK_MANAGE', 'TASK_CONFIGURE'] },
   // Template and recurring paths (/tasks/templates…, /tasks/recurring…) before /tasks/{id}: express matches in mount order.
   routes: [...taskCategoryRoutes, ...taskTemplateRoutes, ...recurringTaskRoutes, ...taskRoutes],

@@ -24,6 +24,21 @@ export { taskPriorities, taskStates, type TaskPriority, type TaskState };
 @Index({ properties: ['tenant', 'completedBy', 'completedAt'] })
 @Index({ properties: ['tenant', 'categoryId'] })
 @Unique({ name: 'task_recurring_due_unique', properties: ['tenant', 'recurringTaskId', 'dueKey'] })
+// The task list's searches (GET /tasks: ILIKE anywhere in title, description, assignee name) from trigram
+// indexes instead of a scan of the branch (bench/task-list.ts).
+@Index({ name: 'task_title_trgm', properties: ['title'], type: 'gin', options: { opclass: 'gin_trgm_ops' } })
+@Index({
+  name: 'task_description_trgm',
+  properties: ['description'],
+  type: 'gin',
+  options: { opclass: 'gin_trgm_ops' },
+})
+@Index({
+  name: 'task_assigned_to_name_trgm',
+  properties: ['assignedToName'],
+  type: 'gin',
+  options: { opclass: 'gin_trgm_ops' },
+})
 export class Task extends TenantScoped {
   @PrimaryKey({ type: 'integer' })
   id!: number;
@@ -72,6 +87,10 @@ export class Task extends TenantScoped {
 
   @Property({ type: 'integer', nullable: true })
   damageId?: number | null;
+
+  /** taskObject.issueId: the issue the task is about. */
+  @Property({ type: 'integer', nullable: true })
+  issueId?: number | null;
 
   /** taskObject.guserId: the customer the task is about. */
   @Property({ type: 'integer', nullable: true })
