@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import type { VehicleCommandClient } from '../devices/command-client.js';
 import type { PaymentGateways } from '../platform/payment-gateway/port.js';
+import type { ObjectStore } from '../platform/object-store.js';
 
 /** Everything activity factories may depend on; each factory takes what it needs. */
 export interface ActivityDeps {
@@ -13,4 +14,6 @@ export interface ActivityDeps {
   paymentGateways: PaymentGateways;
   /** Starts workflows from activities: automatic billing starts the payment workflow of an invoice. */
   temporal: { client: Client; taskQueue: string };
+  /** The object store files and exports are kept in. */
+  objectStore: ObjectStore;
 }

@@ -1,5 +1,6 @@
 import express from 'express';
 import type { PaymentGateways } from '../platform/payment-gateway/port.js';
+import type { ObjectStore } from '../platform/object-store.js';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Client } from '@temporalio/client';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -9,7 +10,7 @@ import type { CatalogueEntry } from '../domain/errors.js';
 import type { PermissionCatalogue } from '../domain/permissions.js';
 import type { ProcessKind } from '../workflows/process-kind.js';
 import type { AnyRoute } from './kernel/route.js';
-import { backDocument, frontDocument } from './documents.js';
+import { backDocument, frontDocument, maintenanceDocument } from './documents.js';
 import { assignTraceId, errorHandler, unknownRoute } from './errors.js';
 import { TokenService } from './auth.js';
 import { healthRouter, type ReadinessCheck } from './routes/health.js';
@@ -50,6 +51,10 @@ export interface ApiDeps {
   sms?: SmsSender;
   /** The payment gateway adapters: webhooks verify with them, refunds and challenges use them. */
   paymentGateways: PaymentGateways;
+  /** The object store files are kept in. */
+  objectStore: ObjectStore;
+  /** Lifetime of pre-signed file links (default FILE_LINK_TTL_SECONDS). */
+  fileLinkTtlSeconds?: number;
 }
 
 const require = createRequire(import.meta.url);
@@ -64,6 +69,8 @@ function validator(document: object, handles: RegExp, validateResponses: boolean
     validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
     validateResponses: validateResponses ? { removeAdditional: false } : false,
     validateSecurity: false,
+    // No multer: upload routes stream their multipart bodies themselves, within their own limits.
+    fileUploader: false,
     // Dates and date-times must exist (api/kernel/formats.ts), not only look right.
     formats: realCalendarFormats,
     ignorePaths: (requestPath: string) => !handles.test(requestPath),
@@ -93,10 +100,12 @@ export const infrastructureRoutes = [
   'GET /health/ready',
   'GET /openapi/back.json',
   'GET /openapi/front.json',
+  'GET /openapi/maintenance.json',
   'GET /error-catalogue.json',
   'GET /docs',
   'GET /docs/back',
   'GET /docs/front',
+  'GET /docs/maintenance',
   'GET /metrics',
 ] as const;
 
@@ -116,6 +125,7 @@ export function createApp(deps: ApiDeps, contents: ApiContents): express.Express
   const { routes } = contents;
   const back = backDocument(routes);
   const front = frontDocument(routes);
+  const maintenance = maintenanceDocument(routes);
   const logger = deps.logger ?? createLogger('api');
   const observability = createHttpObservability({ logger, registry: deps.metrics ?? new Registry() });
   app.use(assignTraceId);
@@ -126,6 +136,7 @@ export function createApp(deps: ApiDeps, contents: ApiContents): express.Express
   app.use(healthRouter(deps.readinessChecks));
   app.get('/openapi/back.json', (_req, res) => void res.json(back));
   app.get('/openapi/front.json', (_req, res) => void res.json(front));
+  app.get('/openapi/maintenance.json', (_req, res) => void res.json(maintenance));
   const catalogue = contents.errorCatalogue.map(({ code, meaning, retryable, httpStatus, source }) => ({
     code,
     meaning,
@@ -144,6 +155,11 @@ export function createApp(deps: ApiDeps, contents: ApiContents): express.Express
     '/docs/front',
     (_req, res) => void res.type('html').send(docsPage('fleetflow app API', '/openapi/front.json')),
   );
+  app.get(
+    '/docs/maintenance',
+    (_req, res) =>
+      void res.type('html').send(docsPage('fleetflow maintenance service API', '/openapi/maintenance.json')),
+  );
 
   app.use(
     express.json({
@@ -161,6 +177,7 @@ export function createApp(deps: ApiDeps, contents: ApiContents): express.Express
   app.use(authenticationMiddleware(new RouteTable(routes), tokens));
   app.use(validator(back, /^\/v1\/[^/]+\/(back|auth)(\/|$)/, deps.validateResponses ?? false));
   app.use(validator(front, /^\/v1\/[^/]+\/front(\/|$)/, deps.validateResponses ?? false));
+  app.use(validator(maintenance, /^\/v1\/[^/]+\/maintenance(\/|$)/, deps.validateResponses ?? false));
   const config = loadConfig();
   mountRoutes(app, routes, {
     mail:
@@ -176,6 +193,8 @@ export function createApp(deps: ApiDeps, contents: ApiContents): express.Express
     temporal: deps.temporal,
     taskQueue: deps.taskQueue,
     paymentGateways: deps.paymentGateways,
+    objectStore: deps.objectStore,
+    fileLinkTtlSeconds: deps.fileLinkTtlSeconds ?? config.fileLinkTtlSeconds,
     tokens,
     tokenTtlSeconds: deps.tokenTtlSeconds,
     permissions: contents.permissions,

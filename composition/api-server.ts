@@ -9,6 +9,7 @@ import { connectMqtt } from '../devices/command-client.js';
 import { createApp } from './app.js';
 import { listen } from '../api/http-server.js';
 import { connectOrm } from './orm.js';
+import { connectObjectStore } from '../platform/object-store.js';
 
 export interface RunningApi {
   server: Server;
@@ -43,7 +44,10 @@ export async function startApi(config: FleetflowConfig): Promise<RunningApi> {
   const orm = await connectOrm(databaseUrl);
   const mqtt = await connectMqtt(mqttUrl, `fleetflow-api-${process.pid}`);
   const { client, connection } = await connectTemporalClient(temporalAddress, config.temporalNamespace);
+  // The files' bucket is created when missing; without S3_ENDPOINT uploads answer L303 and say why.
+  const objectStore = await connectObjectStore(config);
   const app = createApp({
+    objectStore,
     orm,
     temporal: client,
     taskQueue: config.taskQueue,
@@ -59,6 +63,7 @@ export async function startApi(config: FleetflowConfig): Promise<RunningApi> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await mqtt.endAsync();
       await connection.close();
+      objectStore?.close();
       await orm.close();
     },
   };

@@ -10,6 +10,7 @@ import {
   type FleetflowWorkerDeps,
 } from '../workers/worker.js';
 import { domains, workflowModules } from './registry.js';
+import { configuredObjectStore } from './object-store.js';
 
 /** Every activity the fleetflow task queue serves, from every domain; two with one name fail at start. */
 export function createActivities(deps: ActivityDeps, from: readonly DomainModule[] = domains) {
@@ -44,11 +45,14 @@ export const workflowsEntryPath = (): string => workflowsEntryPathOf(workflowMod
 
 /** The worker that runs every domain's workflows and activities on one task queue. */
 export function createFleetflowWorker(
-  deps: ActivityDeps & Omit<FleetflowWorkerDeps, 'activities' | 'workflowModules'>,
+  deps: Omit<ActivityDeps, 'objectStore'> &
+    Partial<Pick<ActivityDeps, 'objectStore'>> &
+    Omit<FleetflowWorkerDeps, 'activities' | 'workflowModules'>,
 ): Promise<Worker> {
+  const objectStore = deps.objectStore ?? configuredObjectStore();
   return createWorkerWith({
     ...deps,
-    activities: createActivities(deps),
+    activities: createActivities({ ...deps, objectStore }),
     workflowModules: workflowModules(),
   });
 }

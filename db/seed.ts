@@ -3,6 +3,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Tenant } from './entities/Tenant.js';
 import type { PermissionCatalogue } from '../domain/permissions.js';
+import type { ObjectStore } from '../platform/object-store.js';
 import { fromBoard, type DomainSeed, type SeedBoard } from './seed/board.js';
 
 export const DEMO_TENANT = 'demo';
@@ -24,6 +25,8 @@ export interface SeededTenant {
 export interface TenantSeeding {
   steps: readonly DomainSeed[];
   permissions: PermissionCatalogue;
+  /** Where seeded files go (the demo photo); none seeded without it. */
+  objectStore?: ObjectStore;
 }
 
 /** Seeds the demo tenant once (skips when it exists). */
@@ -51,7 +54,12 @@ export async function seedTenant(
   seeding: TenantSeeding,
 ): Promise<SeededTenant> {
   return rootEm.fork().transactional(async (tx) => {
-    const board: SeedBoard = { tenantId, tenantName: name, permissions: seeding.permissions };
+    const board: SeedBoard = {
+      tenantId,
+      tenantName: name,
+      permissions: seeding.permissions,
+      objectStore: seeding.objectStore,
+    };
     for (const step of seeding.steps) await step.rows?.(tx, board);
     await tx.flush();
     for (const step of seeding.steps) await step.afterFlush?.(tx, board);

@@ -9,6 +9,8 @@ import { DEMO_TENANT } from '../db/seed.js';
 import { simulatorFleet } from '../db/fleet.js';
 import { connectOrm } from '../composition/orm.js';
 import { seedDemoTenant } from '../composition/seed.js';
+import { loadConfig } from '../platform/config.js';
+import { connectObjectStore } from '../platform/object-store.js';
 
 const { values } = parseArgs({
   options: { 'seed-demo': { type: 'boolean' }, 'write-fleet': { type: 'string' } },
@@ -23,7 +25,9 @@ try {
   const applied = await migrateDatabase(orm);
   console.log(applied.length ? `applied ${applied.join(', ')}` : 'database schema is up to date');
   if (values['seed-demo']) {
-    const { created } = await seedDemoTenant(orm.em);
+    // The demo photo goes to the configured object store (its bucket created when missing); none without one.
+    const objectStore = await connectObjectStore(loadConfig());
+    const { created } = await seedDemoTenant(orm.em, { objectStore }).finally(() => objectStore?.close());
     console.log(
       created ? `seeded demo tenant "${DEMO_TENANT}"` : `demo tenant "${DEMO_TENANT}" already present`,
     );

@@ -1,5 +1,6 @@
 // `npm start`: the whole stack on one machine. Each piece uses its environment variable when set
-// (DATABASE_URL, MQTT_URL, TEMPORAL_ADDRESS, SMTP_URL) and an embedded default otherwise; then migrations,
+// (DATABASE_URL, MQTT_URL, TEMPORAL_ADDRESS, SMTP_URL, S3_ENDPOINT) and an embedded default otherwise
+// (versitygw for the object store); then migrations,
 // the demo seed, the worker, the API and the vehicle simulator. Ctrl-C stops everything it started.
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -16,6 +17,8 @@ import { Branch } from '../db/entities/Branch.js';
 import { simulatorFleet } from '../db/fleet.js';
 import { workerMetricsPort } from '../workers/observability.js';
 import { startMailCatcher } from '../platform/mail.js';
+import { ensureVersitygw, startVersitygw } from '../platform/versitygw.js';
+import { s3ObjectStore, s3SettingsOf, type S3Settings } from '../platform/object-store.js';
 import { demoCustomer } from '../db/seed/customers.js';
 import { connectOrm } from '../composition/orm.js';
 import { seedDemoTenant } from '../composition/seed.js';
@@ -30,7 +33,7 @@ const log = (message: string) => console.log(`[stack] ${message}`);
 
 async function infrastructure() {
   await fs.mkdir(config.dataDir, { recursive: true });
-  const [databaseUrl, mqttUrl, temporal, smtpUrl] = await Promise.all([
+  const [databaseUrl, mqttUrl, temporal, smtpUrl, s3] = await Promise.all([
     config.databaseUrl ??
       startEmbeddedPostgres({
         dataDir: path.join(config.dataDir, 'postgres'),
@@ -72,6 +75,7 @@ async function infrastructure() {
         log(`local SMTP mail catcher on ${catcher.url} (mail kept in ${config.mailOutboxDir})`);
         return catcher.url;
       }),
+    objectStore(),
   ]);
   return {
     databaseUrl,
@@ -79,15 +83,52 @@ async function infrastructure() {
     smtpUrl,
     temporalAddress: temporal.address,
     temporalUiUrl: temporal.uiUrl,
+    s3,
   };
 }
 
-async function prepareDatabase(databaseUrl: string): Promise<{ fleetFile: string; demoBranchId: number }> {
+/**
+ * The object store files go to: S3_ENDPOINT's when set, else versitygw over `.data/objects` on
+ * EMBEDDED_S3_PORT with credentials made for this run; its bucket is created when missing.
+ */
+async function objectStore(): Promise<S3Settings> {
+  let settings = s3SettingsOf(config);
+  if (!settings) {
+    const binary = await ensureVersitygw(config);
+    const dataDir = path.join(config.dataDir, 'objects');
+    const gateway = await startVersitygw(binary, {
+      dataDir,
+      port: config.embeddedS3Port,
+      accessKeyId: `FF${randomBytes(9).toString('hex').toUpperCase()}`,
+      secretAccessKey: randomBytes(30).toString('base64url'),
+    });
+    group.addCleanup(() => gateway.stop());
+    log(`embedded object store (versitygw) on ${gateway.endpoint} (objects in ${dataDir})`);
+    settings = {
+      endpoint: gateway.endpoint,
+      region: config.s3Region,
+      bucket: config.s3Bucket,
+      accessKeyId: gateway.accessKeyId,
+      secretAccessKey: gateway.secretAccessKey,
+      forcePathStyle: true,
+    };
+  }
+  const store = s3ObjectStore(settings);
+  await store.ensureBucket();
+  store.close();
+  return settings;
+}
+
+async function prepareDatabase(
+  databaseUrl: string,
+  s3: S3Settings,
+): Promise<{ fleetFile: string; demoBranchId: number }> {
   const orm = await connectOrm(databaseUrl);
+  const objectStore = s3ObjectStore(s3);
   try {
     const applied = await migrateDatabase(orm);
     if (applied.length) log(`applied migrations: ${applied.join(', ')}`);
-    const { created } = await seedDemoTenant(orm.em);
+    const { created } = await seedDemoTenant(orm.em, { objectStore });
     log(created ? `seeded demo tenant "${DEMO_TENANT}"` : `demo tenant "${DEMO_TENANT}" already present`);
     const fleetFile = path.join(config.dataDir, 'simulator-fleet.json');
     const em = tenantEm(orm, DEMO_TENANT);
@@ -95,6 +136,7 @@ async function prepareDatabase(databaseUrl: string): Promise<{ fleetFile: string
     const demoBranch = await em.findOneOrFail(Branch, { code: DEMO_BRANCH_CODE });
     return { fleetFile, demoBranchId: demoBranch.id };
   } finally {
+    objectStore.close();
     await orm.close();
   }
 }
@@ -139,13 +181,20 @@ async function jwtSecret(): Promise<string> {
 
 try {
   const infra = await infrastructure();
-  const { fleetFile, demoBranchId } = await prepareDatabase(infra.databaseUrl);
+  const { fleetFile, demoBranchId } = await prepareDatabase(infra.databaseUrl, infra.s3);
   const env = {
     ...process.env,
     DATABASE_URL: infra.databaseUrl,
     MQTT_URL: infra.mqttUrl,
     TEMPORAL_ADDRESS: infra.temporalAddress,
     SMTP_URL: infra.smtpUrl,
+    S3_ENDPOINT: infra.s3.endpoint,
+    S3_BUCKET: infra.s3.bucket,
+    S3_REGION: infra.s3.region,
+    S3_FORCE_PATH_STYLE: String(infra.s3.forcePathStyle),
+    ...(infra.s3.accessKeyId && infra.s3.secretAccessKey
+      ? { S3_ACCESS_KEY_ID: infra.s3.accessKeyId, S3_SECRET_ACCESS_KEY: infra.s3.secretAccessKey }
+      : {}),
     JWT_SECRET: await jwtSecret(),
     SIMULATOR_FLEET_FILE: fleetFile,
     SIMULATOR_TENANT: DEMO_TENANT,
@@ -167,6 +216,7 @@ fleetflow is running (Ctrl-C stops everything)
   Demo operator  client_id=${demoOperatorClient.clientId} client_secret=${demoOperatorClient.clientSecret}
   Demo app       client_id=${demoAppClient.clientId} client_secret=${demoAppClient.clientSecret}
   Demo customer  ${demoCustomer.email} / ${demoCustomer.password}  (POST ${base}/v1/${DEMO_TENANT}/auth/customer/sign-in)
+  Object store   ${infra.s3.endpoint} bucket ${infra.s3.bucket}${config.s3Endpoint ? '' : ` (versitygw, objects in ${path.join(config.dataDir, 'objects')})`}
   Mail (SMTP)    ${infra.smtpUrl}${config.smtpUrl ? '' : `   received mail: ${config.mailOutboxDir}/*.eml`}
   SMS outbox     ${config.smsOutboxDir}/*.json
 

@@ -180,10 +180,7 @@ export interface RouteDeclaration<
    * parsed before the handler: it streams it from `ctx.request` (file uploads).
    */
   bodyContentTypes?: readonly (
-    | 'application/json'
-    | 'application/x-www-form-urlencoded'
-    | 'text/plain'
-    | 'multipart/form-data'
+    'application/json' | 'application/x-www-form-urlencoded' | 'text/plain' | 'multipart/form-data'
   )[];
   /** Whether a body must be sent (default true when `body` is declared). */
   bodyRequired?: boolean;

@@ -5,6 +5,7 @@ import type { PermissionCatalogue } from '../../domain/permissions.js';
 import type { MailSender } from '../../platform/mail.js';
 import type { SmsSender } from '../../platform/sms.js';
 import type { PaymentGateways } from '../../platform/payment-gateway/port.js';
+import type { ObjectStore } from '../../platform/object-store.js';
 import type { TokenService } from '../auth.js';
 
 export interface ApiServices {
@@ -21,4 +22,8 @@ export interface ApiServices {
   refreshTokenTtlSeconds: number;
   /** The payment gateway adapters (webhooks, refunds, the sandbox's challenges). */
   paymentGateways: PaymentGateways;
+  /** Where uploaded files (and exports) are kept; downloads are pre-signed links into it. */
+  objectStore: ObjectStore;
+  /** Lifetime of the pre-signed download links of files. */
+  fileLinkTtlSeconds: number;
 }

@@ -17,6 +17,9 @@ import { bookingDomain } from './bookings.js';
 import { damageDomain } from './damages.js';
 import { benefitDomain } from './benefits.js';
 import { workDomain } from './work.js';
+import { maintenanceDomain } from './maintenance.js';
+import { issueDomain } from './issues.js';
+import { fileDomain } from './files.js';
 
 export const domains: readonly DomainModule[] = [
   organisationDomain,
@@ -34,4 +37,7 @@ export const domains: readonly DomainModule[] = [
   damageDomain,
   benefitDomain,
   workDomain,
+  issueDomain,
+  fileDomain,
+  maintenanceDomain,
 ];

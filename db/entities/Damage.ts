@@ -18,6 +18,7 @@ import {
 @Entity({ tableName: 'damage' })
 @Index({ properties: ['tenant', 'vehicleId', 'state'] })
 @Index({ properties: ['tenant', 'branchId', 'state'] })
+@Index({ properties: ['tenant', 'issueId'] })
 export class Damage extends TenantScoped {
   @PrimaryKey({ type: 'integer' })
   id!: number;
@@ -73,6 +74,10 @@ export class Damage extends TenantScoped {
   /** Operator or API client subject that reported it. */
   @Property({ type: 'string', length: 200 })
   reportedBy!: string;
+
+  /** The issue the damage is linked to (POST /issues/{issueId}/damages), if any. */
+  @Property({ type: 'integer', nullable: true })
+  issueId?: number | null;
 
   /** The workshop's repair code. */
   @Property({ type: 'string', length: 64, nullable: true })

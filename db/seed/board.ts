@@ -3,6 +3,7 @@
 // each domain adds its fields to `SeedBoard` from its own seed file (a module augmentation).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PermissionCatalogue } from '../../domain/permissions.js';
+import type { ObjectStore } from '../../platform/object-store.js';
 
 /** What the seed knows so far: the tenant asked for, and what the domains seeded before this step made. */
 export interface SeedBoard {
@@ -10,6 +11,8 @@ export interface SeedBoard {
   readonly tenantName: string;
   /** The permission catalogue of every domain (the seeded roles grant from it). */
   readonly permissions: PermissionCatalogue;
+  /** The object store seeded files are put into; absent when none is configured (no demo files then). */
+  readonly objectStore?: ObjectStore;
 }
 
 /** One domain's part of a seeded tenant, inside the seed's single transaction. */

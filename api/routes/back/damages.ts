@@ -9,6 +9,8 @@ import { Vehicle } from '../../../db/entities/Vehicle.js';
 import { branchWithDescendants } from '../../../db/branches.js';
 import type { EntityManager } from '../../../db/orm.js';
 import { recordEvent } from '../../../db/events.js';
+import { filesLinkedTo, linkFiles, setLinkedFiles, type FileReference } from '../../../db/files.js';
+import { FileReferenceSchema, FileUuid } from '../../shared/file-representation.js';
 import { DomainError } from '../../../domain/errors.js';
 import {
   damageEditable,
@@ -53,9 +55,13 @@ const DamageSchema = component(
       causedByCustomerId: Nullable(Id()),
       reportedBy: Type.String(),
       repairCode: Nullable(Type.String()),
+      issueId: Nullable(
+        Id({ description: 'The issue the damage is linked to (POST /issues/{issueId}/damages).' }),
+      ),
       createdAt: DateTime(),
       updatedAt: DateTime(),
       resolvedAt: Nullable(DateTime({ description: 'When it became REPAIRED or IGNORED.' })),
+      files: Type.Array(FileReferenceSchema, { description: 'Photos and documents linked to the damage.' }),
     },
     { additionalProperties: false },
   ),
@@ -63,8 +69,8 @@ const DamageSchema = component(
 
 type DamageDto = Static<typeof DamageSchema>;
 
-/** The operator's damage representation. */
-export function toDamageDto(damage: Damage): DamageDto {
+/** The operator's damage representation (with its linked files). */
+export function toDamageDto(damage: Damage, files: readonly FileReference[] = []): DamageDto {
   return {
     id: damage.id,
     vehicleId: damage.vehicleId,
@@ -84,11 +90,29 @@ export function toDamageDto(damage: Damage): DamageDto {
     causedByCustomerId: damage.causedByCustomerId ?? null,
     reportedBy: damage.reportedBy,
     repairCode: damage.repairCode ?? null,
+    issueId: damage.issueId ?? null,
     createdAt: damage.createdAt.toISOString(),
     updatedAt: damage.updatedAt.toISOString(),
     resolvedAt: damage.resolvedAt?.toISOString() ?? null,
+    files: [...files],
   };
 }
+
+/** Damage representations with their files (one query for the page). */
+export async function toDamageDtos(em: EntityManager, damages: readonly Damage[]): Promise<DamageDto[]> {
+  const files = await filesLinkedTo(
+    em,
+    'DAMAGE',
+    damages.map((damage) => damage.id),
+  );
+  return damages.map((damage) => toDamageDto(damage, files.get(String(damage.id))));
+}
+
+/** Files on a damage: uploaded first (POST /files), linked by uuid. */
+const DamageFiles = Type.Array(FileUuid, {
+  maxItems: 20,
+  description: 'Files uploaded before (POST /files); on update the full list (left-out ones are unlinked).',
+});
 
 /** The damage of the path's `damageId` and its vehicle, loaded once (access check and handler share it). */
 const damageById = (ctx: RouteContext<{ damageId: number }>) =>
@@ -167,7 +191,7 @@ export const vehicleDamages = defineRoute({
       { vehicleId: vehicle.id, ...filterWhere(ctx.query) },
       { orderBy: { id: 'desc' }, limit: ctx.page.size, offset: ctx.page.offset },
     );
-    return ok(rows.map(toDamageDto), { total });
+    return ok(await toDamageDtos(ctx.em, rows), { total });
   },
 });
 
@@ -222,7 +246,7 @@ export const listDamages = defineRoute({
       { id: { $in: rows.map((row) => Number(row.id)) } },
       { orderBy: { id: 'desc' } },
     );
-    return ok(damages.map(toDamageDto), { total: Number(rows[0]?.total ?? 0) });
+    return ok(await toDamageDtos(em, damages), { total: Number(rows[0]?.total ?? 0) });
   },
 });
 
@@ -242,6 +266,7 @@ const CreateDamage = component(
       userPosition: Type.Optional(Position),
       rentalId: Type.Optional(Id()),
       causedByCustomerId: Type.Optional(Id()),
+      files: Type.Optional(DamageFiles),
     },
     { additionalProperties: false },
   ),
@@ -269,7 +294,7 @@ export const createDamage = defineRoute({
       links: { GetDamage: { operationId: 'getDamage', parameters: { damageId: '$response.body#/id' } } },
     },
   },
-  errors: ['V404', 'R404', 'DM102', 'U106'],
+  errors: ['V404', 'R404', 'DM102', 'U106', 'L404', 'L407'],
   async handler(ctx) {
     const { body, em } = ctx;
     const vehicle = await vehicleOfBody(ctx);
@@ -321,9 +346,18 @@ export const createDamage = defineRoute({
         description: `${row.part}${row.severity ? ` (${row.severity})` : ''}`,
         payload: { damageId: row.id, severity: row.severity ?? null, part: row.part },
       });
+      await linkFiles(tx, {
+        entityType: 'DAMAGE',
+        entityId: row.id,
+        fileUuids: body.files ?? [],
+        linkedBy: ctx.actor,
+        scope: { branchId: row.branchId },
+      });
       return row;
     });
-    return created(toDamageDto(damage), { Location: `${ctx.baseUrl}/damages/${damage.id}` });
+    return created((await toDamageDtos(em, [damage]))[0]!, {
+      Location: `${ctx.baseUrl}/damages/${damage.id}`,
+    });
   },
 });
 
@@ -353,7 +387,7 @@ export const getDamage = defineRoute({
   responses: { 200: { description: 'The damage', schema: DamageSchema } },
   errors: ['DM404'],
   async handler(ctx) {
-    return ok(toDamageDto((await damageById(ctx)).damage));
+    return ok((await toDamageDtos(ctx.em, [(await damageById(ctx)).damage]))[0]!);
   },
 });
 
@@ -368,12 +402,13 @@ const UpdateDamage = component(
       description: Type.Optional(Nullable(Str(4000))),
       causedByCustomerId: Type.Optional(Nullable(Id())),
       repairCode: Type.Optional(Nullable(Str(64))),
+      files: Type.Optional(DamageFiles),
     },
     { additionalProperties: false, minProperties: 1 },
   ),
 );
 
-type UpdateFields = Omit<Static<typeof UpdateDamage>, 'state'>;
+type UpdateFields = Omit<Static<typeof UpdateDamage>, 'state' | 'files'>;
 const editableFields = [
   'part',
   'location',
@@ -400,7 +435,7 @@ export const updateDamage = defineRoute({
     branch: async (ctx) => (await damageById(ctx)).vehicle.branch.id,
   },
   responses: { 200: { description: 'The damage after the change', schema: DamageSchema } },
-  errors: ['DM404', 'DM100', 'DM101', 'U106'],
+  errors: ['DM404', 'DM100', 'DM101', 'U106', 'L404', 'L407'],
   async handler(ctx) {
     const { body } = ctx;
     const { vehicle } = await damageById(ctx);
@@ -428,6 +463,14 @@ export const updateDamage = defineRoute({
       if (body.repairCode !== undefined) damage.repairCode = body.repairCode;
       const severityRefusal = damageSeverityRefusal(to, damage.severity);
       if (severityRefusal) throw new DomainError('DM101', severityRefusal);
+      if (body.files !== undefined)
+        await setLinkedFiles(tx, {
+          entityType: 'DAMAGE',
+          entityId: damage.id,
+          fileUuids: body.files,
+          linkedBy: ctx.actor,
+          scope: { branchId: damage.branchId },
+        });
       const event = {
         branchId: vehicle.branch.id,
         vehicleId: damage.vehicleId,
@@ -452,7 +495,7 @@ export const updateDamage = defineRoute({
       }
       return damage;
     });
-    return ok(toDamageDto(updated));
+    return ok((await toDamageDtos(ctx.em, [updated]))[0]!);
   },
 });
 

@@ -3,6 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Customer } from '../../../db/entities/Customer.js';
 import { Damage } from '../../../db/entities/Damage.js';
+import { Issue } from '../../../db/entities/Issue.js';
 import { Task } from '../../../db/entities/Task.js';
 import { TaskCategory } from '../../../db/entities/TaskCategory.js';
 import { Vehicle } from '../../../db/entities/Vehicle.js';
@@ -11,6 +12,8 @@ import { branchWithDescendants } from '../../../db/branches.js';
 import type { EntityManager } from '../../../db/orm.js';
 import { DomainError } from '../../../domain/errors.js';
 import { legacyTaskCategories, taskPriorities, taskStates } from '../../../domain/work.js';
+import { filesLinkedTo } from '../../../db/files.js';
+import { FileReferenceSchema } from '../../shared/file-representation.js';
 import type { RouteContext } from '../../kernel/route.js';
 import { component, DateTime, Id, Nullable, Str, StringEnum } from '../../kernel/schemas.js';
 
@@ -49,6 +52,7 @@ export const TaskObject = component(
     {
       vehicleId: Nullable(Id()),
       damageId: Nullable(Id()),
+      issueId: Nullable(Id({ description: 'The issue the task is about.' })),
       guserId: Nullable(Id({ description: 'The customer the task is about.' })),
       vehicleCategoryId: Nullable(Id()),
     },
@@ -78,6 +82,9 @@ export const TaskSchema = component(
           category: Nullable(LegacyTaskCategory),
           templateId: Nullable(Id()),
           tags: Type.Array(Type.String()),
+          files: Type.Array(FileReferenceSchema, {
+            description: 'Files linked to the task (uploaded first, POST /files).',
+          }),
           createdBy: Nullable(Type.String()),
           createdAt: DateTime(),
           updatedAt: DateTime(),
@@ -94,10 +101,15 @@ export const TaskSchema = component(
 
 export type TaskDto = Static<typeof TaskSchema>;
 
-/** The representation of tasks, with the names of their categories (one query for the page). */
+/** The representation of tasks, with the names of their categories and their files (one query each). */
 export async function toTaskDtos(em: EntityManager, tasks: readonly Task[]): Promise<TaskDto[]> {
   const categoryIds = [...new Set(tasks.flatMap((task) => (task.categoryId ? [task.categoryId] : [])))];
   const categories = categoryIds.length ? await em.find(TaskCategory, { id: { $in: categoryIds } }) : [];
+  const files = await filesLinkedTo(
+    em,
+    'TASK',
+    tasks.map((task) => task.id),
+  );
   const names = new Map(categories.map((category) => [category.id, category.name]));
   return tasks.map((task) => ({
     id: task.id,
@@ -118,6 +130,7 @@ export async function toTaskDtos(em: EntityManager, tasks: readonly Task[]): Pro
       category: task.category ?? null,
       templateId: task.templateId ?? null,
       tags: task.tags,
+      files: files.get(String(task.id)) ?? [],
       createdBy: task.createdBy ?? null,
       createdAt: task.createdAt.toISOString(),
       updatedAt: task.updatedAt.toISOString(),
@@ -127,6 +140,7 @@ export async function toTaskDtos(em: EntityManager, tasks: readonly Task[]): Pro
     taskObject: {
       vehicleId: task.vehicleId ?? null,
       damageId: task.damageId ?? null,
+      issueId: task.issueId ?? null,
       guserId: task.customerId ?? null,
       vehicleCategoryId: task.vehicleCategoryId ?? null,
     },
@@ -163,8 +177,8 @@ export async function assertCategory(
 }
 
 /**
- * Refuses a task object naming rows unknown in the tenant, or a vehicle or damage outside the task's
- * branch and its descendants (TK102).
+ * Refuses a task object naming rows unknown in the tenant, or a vehicle, damage or issue outside the
+ * task's branch and its descendants (TK102).
  */
 export async function assertTaskObject(
   em: EntityManager,
@@ -176,7 +190,7 @@ export async function assertTaskObject(
     throw new DomainError('TK102', what);
   };
   const branches =
-    object.vehicleId != null || object.damageId != null
+    object.vehicleId != null || object.damageId != null || object.issueId != null
       ? new Set(await branchWithDescendants(em, tenant, branchId))
       : new Set<number>();
   if (object.vehicleId != null) {
@@ -190,6 +204,12 @@ export async function assertTaskObject(
     if (!damage) refuse(`damage ${object.damageId} not found`);
     else if (!branches.has(damage.branchId))
       refuse(`damage ${object.damageId} is not in branch ${branchId} or below it`);
+  }
+  if (object.issueId != null) {
+    const issue = await em.findOne(Issue, object.issueId);
+    if (!issue) refuse(`issue ${object.issueId} not found`);
+    else if (!branches.has(issue.branchId))
+      refuse(`issue ${object.issueId} is not in branch ${branchId} or below it`);
   }
   if (object.guserId != null && !(await em.count(Customer, object.guserId)))
     refuse(`customer ${object.guserId} not found`);

@@ -7,6 +7,8 @@ import { Task } from '../../../db/entities/Task.js';
 import { TaskTemplate } from '../../../db/entities/TaskTemplate.js';
 import { Vehicle } from '../../../db/entities/Vehicle.js';
 import { recordEvent } from '../../../db/events.js';
+import { linkFiles, setLinkedFiles, unlinkAllFiles } from '../../../db/files.js';
+import { FileUuid } from '../../shared/file-representation.js';
 import type { EntityManager } from '../../../db/orm.js';
 import { DomainError } from '../../../domain/errors.js';
 import {
@@ -56,6 +58,12 @@ const CreateTask = component(
           category: Type.Optional(LegacyTaskCategory),
           templateId: Type.Optional(Id({ description: 'Fields not sent are taken from the template.' })),
           tags: Type.Optional(TaskTags),
+          files: Type.Optional(
+            Type.Array(FileUuid, {
+              maxItems: 20,
+              description: 'Files uploaded before (POST /files) to link.',
+            }),
+          ),
         },
         { additionalProperties: false },
       ),
@@ -93,6 +101,7 @@ async function taskFields(ctx: RouteContext, body: CreateBody) {
     templateId: template?.id ?? null,
     tags: data.tags ?? template?.tags ?? [],
     damageId: body.taskObject?.damageId ?? null,
+    issueId: body.taskObject?.issueId ?? null,
     customerId: body.taskObject?.guserId ?? null,
     vehicleCategoryId: body.taskObject?.vehicleCategoryId ?? null,
     createdBy: ctx.actor,
@@ -150,9 +159,17 @@ export const createTask = defineRoute({
       schema: Type.Union([TaskSchema, Type.Array(TaskSchema)]),
     },
   },
-  errors: ['TK101', 'TK102', 'TK103', 'TK104', 'TK105', 'TK106'],
+  errors: ['TK101', 'TK102', 'TK103', 'TK104', 'TK105', 'TK106', 'L404', 'L407'],
   async handler(ctx) {
     const { body, em } = ctx;
+    const linkTo = (tx: EntityManager, task: Task) =>
+      linkFiles(tx, {
+        entityType: 'TASK',
+        entityId: task.id,
+        fileUuids: body.taskData.files ?? [],
+        linkedBy: ctx.actor,
+        scope: { branchId: task.branchId },
+      });
     const fields = await taskFields(ctx, body);
     if (ctx.query.forAllVehiclesByBranch) {
       if (body.taskObject?.vehicleId != null)
@@ -167,7 +184,10 @@ export const createTask = defineRoute({
       const tasks = await em.transactional(async (tx) => {
         const rows = vehicles.map((vehicle) => tx.create(Task, { ...fields, vehicleId: vehicle.id }));
         await tx.flush();
-        for (const task of rows) recordTaskEvent(tx, ctx.actor, 'TASK_CREATED', task);
+        for (const task of rows) {
+          await linkTo(tx, task);
+          recordTaskEvent(tx, ctx.actor, 'TASK_CREATED', task);
+        }
         return rows;
       });
       return created(await toTaskDtos(em, tasks));
@@ -176,6 +196,7 @@ export const createTask = defineRoute({
     const task = await em.transactional(async (tx) => {
       const row = tx.create(Task, { ...fields, vehicleId: body.taskObject?.vehicleId ?? null });
       await tx.flush();
+      await linkTo(tx, row);
       recordTaskEvent(tx, ctx.actor, 'TASK_CREATED', row);
       return row;
     });
@@ -267,6 +288,12 @@ const UpdateTask = component(
             categoryId: Type.Optional(Nullable(Id())),
             category: Type.Optional(Nullable(LegacyTaskCategory)),
             tags: Type.Optional(TaskTags),
+            files: Type.Optional(
+              Type.Array(FileUuid, {
+                maxItems: 20,
+                description: "The task's files from now on: new uuids are linked, left-out ones unlinked.",
+              }),
+            ),
           },
           { additionalProperties: false, minProperties: 1 },
         ),
@@ -276,6 +303,7 @@ const UpdateTask = component(
           {
             vehicleId: Type.Optional(Nullable(Id())),
             damageId: Type.Optional(Nullable(Id())),
+            issueId: Type.Optional(Nullable(Id())),
             guserId: Type.Optional(Nullable(Id())),
             vehicleCategoryId: Type.Optional(Nullable(Id())),
           },
@@ -311,15 +339,24 @@ export const updateTask = defineRoute({
   body: UpdateTask,
   access: onTheTask('TASK_MANAGE'),
   responses: { 200: { description: 'The task', schema: TaskSchema } },
-  errors: ['TK404', 'TK100', 'TK101', 'TK102'],
+  errors: ['TK404', 'TK100', 'TK101', 'TK102', 'L404', 'L407'],
   async handler(ctx) {
     const task = await taskById(ctx);
     const data = ctx.body.taskData ?? {};
+    if (data.files !== undefined)
+      await setLinkedFiles(ctx.em, {
+        entityType: 'TASK',
+        entityId: task.id,
+        fileUuids: data.files,
+        linkedBy: ctx.actor,
+        scope: { branchId: task.branchId },
+      });
     const object = ctx.body.taskObject ?? {};
     if (data.categoryId != null) await assertCategory(ctx.em, data.categoryId);
     await assertTaskObject(ctx.em, ctx.tenant, task.branchId, {
       vehicleId: object.vehicleId,
       damageId: object.damageId,
+      issueId: object.issueId,
       guserId: object.guserId,
       vehicleCategoryId: object.vehicleCategoryId,
     });
@@ -337,6 +374,7 @@ export const updateTask = defineRoute({
     if (task.categoryId) task.category = null;
     if (object.vehicleId !== undefined) task.vehicleId = object.vehicleId;
     if (object.damageId !== undefined) task.damageId = object.damageId;
+    if (object.issueId !== undefined) task.issueId = object.issueId;
     if (object.guserId !== undefined) task.customerId = object.guserId;
     if (object.vehicleCategoryId !== undefined) task.vehicleCategoryId = object.vehicleCategoryId;
     task.updatedAt = new Date();
@@ -368,6 +406,7 @@ export const deleteTask = defineRoute({
   async handler(ctx) {
     const task = await taskById(ctx);
     recordTaskEvent(ctx.em, ctx.actor, 'TASK_DELETED', task);
+    await unlinkAllFiles(ctx.em, 'TASK', task.id);
     ctx.em.remove(task);
     await ctx.em.flush();
     return noContent();
