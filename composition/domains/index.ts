@@ -20,6 +20,7 @@ import { workDomain } from './work.js';
 import { maintenanceDomain } from './maintenance.js';
 import { issueDomain } from './issues.js';
 import { fileDomain } from './files.js';
+import { exportsDomain } from './exports.js';
 
 export const domains: readonly DomainModule[] = [
   organisationDomain,
@@ -40,4 +41,5 @@ export const domains: readonly DomainModule[] = [
   issueDomain,
   fileDomain,
   maintenanceDomain,
+  exportsDomain,
 ];

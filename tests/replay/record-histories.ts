@@ -64,6 +64,22 @@ import {
 } from '../../workflows/work.messages.js';
 import { Rental } from '../../db/entities/Rental.js';
 import { Task } from '../../db/entities/Task.js';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DataExport } from '../../db/entities/DataExport.js';
+import { ExportDelivery } from '../../db/entities/ExportDelivery.js';
+import { ExportRun } from '../../db/entities/ExportRun.js';
+import { newDownloadKey } from '../../activities/exports.js';
+import {
+  EXPORT_NOTIFICATION_WORKFLOW_TYPE,
+  EXPORT_RETENTION_WORKFLOW_TYPE,
+  EXPORT_RUN_WORKFLOW_TYPE,
+  EXPORT_SCHEDULE_FIRE_WORKFLOW_TYPE,
+  exportNotificationStartOptions,
+  exportRunStartOptions,
+  exportRunWorkflowId,
+  exportScheduleFireWorkflowId,
+} from '../../workflows/export.messages.js';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -646,5 +662,142 @@ group('recurring task workflow', () => {
     const { handle, result } = await duePoint(2_000_000_000);
     expect(result).toEqual({ taskId: null });
     await recordHistory('recurring-task-due-gone', handle);
+  });
+});
+
+group('export workflows', () => {
+  let backend: TestBackend;
+  let receiver: http.Server;
+  let url: string;
+  let dropped = 0;
+
+  beforeAll(async () => {
+    backend = await startTestBackend({ timeSkipping: true });
+    // The first POST of each path is cut off (a network error), later ones answered 204.
+    receiver = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        if (req.url === '/flaky' && dropped++ === 0) req.socket.destroy();
+        else res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  }, 120_000);
+
+  afterAll(async () => {
+    await new Promise((resolve) => receiver?.close(resolve));
+    await backend?.stop();
+  });
+
+  async function exportRow(fields: Partial<DataExport> = {}): Promise<DataExport> {
+    const em = tenantEm(backend.orm, backend.seed.tenant);
+    const row = em.create(DataExport, {
+      name: 'Replay export',
+      queryId: 10,
+      branchIds: [backend.seed.cityBranchId],
+      periodLastDays: 7,
+      retentionDays: 1,
+      ownerSubjectType: 'API_CLIENT',
+      ownerSubjectId: 'demo-operator',
+      createdBy: 'replay',
+      ...fields,
+    });
+    await em.flush();
+    return row;
+  }
+
+  async function startRun(definition: DataExport) {
+    const em = tenantEm(backend.orm, backend.seed.tenant);
+    const [{ id }] = await em.execute<[{ id: number }]>(`select nextval('export_run_id_seq')::int as id`);
+    em.create(ExportRun, {
+      id,
+      exportId: definition.id,
+      queryId: definition.queryId,
+      trigger: 'MANUAL',
+      periodFrom: new Date(Date.now() - 7 * DAY),
+      periodTo: new Date(),
+      workflowId: exportRunWorkflowId(backend.seed.tenant, id),
+      createdBy: 'replay',
+      downloadKey: newDownloadKey(),
+    });
+    await em.flush();
+    const handle = await backend.client.workflow.start(
+      EXPORT_RUN_WORKFLOW_TYPE,
+      exportRunStartOptions({ tenant: backend.seed.tenant, runId: id }, backend.taskQueue),
+    );
+    return { handle, runId: id };
+  }
+
+  let succeededRunId: number;
+
+  test('a run whose webhook is retried once after a network error', async () => {
+    const { handle, runId } = await startRun(await exportRow({ webhookUrl: `${url}/flaky` }));
+    const em = tenantEm(backend.orm, backend.seed.tenant);
+    for (let i = 0; i < 200 && !(await em.count(ExportDelivery, { runId, outcome: 'NETWORK_ERROR' })); i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    const result = await settle(backend, handle, '11 seconds');
+    expect(result).toMatchObject({
+      state: 'SUCCEEDED',
+      notifications: [{ outcome: 'DELIVERED', attempts: 2 }],
+    });
+    succeededRunId = runId;
+    await recordHistory('export-run-webhook-retried', handle);
+  });
+
+  test('a run whose owner may not read the branch fails', async () => {
+    const { handle } = await startRun(await exportRow({ ownerSubjectId: 'nobody' }));
+    expect(await settle(backend, handle)).toEqual({ state: 'FAILED', errorCode: 'EX403' });
+    await recordHistory('export-run-failed', handle);
+  });
+
+  test('a schedule firing makes its run as a child', async () => {
+    const definition = await exportRow();
+    const handle = await backend.client.workflow.start(EXPORT_SCHEDULE_FIRE_WORKFLOW_TYPE, {
+      workflowId: `${exportScheduleFireWorkflowId(backend.seed.tenant, definition.id)}-2026-11-30T05:00:00Z`,
+      taskQueue: backend.taskQueue,
+      args: [{ tenant: backend.seed.tenant, exportId: definition.id }],
+    });
+    expect(await settle(backend, handle)).toMatchObject({ state: 'SUCCEEDED' });
+    await recordHistory('export-schedule-fire', handle);
+  });
+
+  test('a firing of a deleted export makes nothing', async () => {
+    const handle = await backend.client.workflow.start(EXPORT_SCHEDULE_FIRE_WORKFLOW_TYPE, {
+      workflowId: `${exportScheduleFireWorkflowId(backend.seed.tenant, 2_000_000_000)}-2026-11-30T05:00:00Z`,
+      taskQueue: backend.taskQueue,
+      args: [{ tenant: backend.seed.tenant, exportId: 2_000_000_000 }],
+    });
+    expect(await settle(backend, handle)).toBeNull();
+    await recordHistory('export-schedule-fire-gone', handle);
+  });
+
+  test('a webhook replayed by hand', async () => {
+    const options = exportNotificationStartOptions(
+      {
+        tenant: backend.seed.tenant,
+        runId: succeededRunId,
+        targets: [{ channel: 'WEBHOOK', target: `${url}/replayed` }],
+      },
+      'replay-recorder',
+      backend.taskQueue,
+    );
+    const handle = await backend.client.workflow.start(EXPORT_NOTIFICATION_WORKFLOW_TYPE, options);
+    expect(await settle(backend, handle)).toEqual([
+      { channel: 'WEBHOOK', target: `${url}/replayed`, outcome: 'DELIVERED', attempts: 1 },
+    ]);
+    await recordHistory('export-notification-replay', handle);
+  });
+
+  test('the retention cleanup deletes a lapsed file', async () => {
+    const em = tenantEm(backend.orm, backend.seed.tenant);
+    await em.nativeUpdate(ExportRun, { id: succeededRunId }, { expiresAt: new Date(Date.now() - 1000) });
+    const handle = await backend.client.workflow.start(EXPORT_RETENTION_WORKFLOW_TYPE, {
+      workflowId: `export-retention:${backend.seed.tenant}-replay`,
+      taskQueue: backend.taskQueue,
+      args: [{ tenant: backend.seed.tenant }],
+    });
+    expect(await settle(backend, handle)).toEqual({ deleted: 1 });
+    await recordHistory('export-retention', handle);
   });
 });
