@@ -14,10 +14,12 @@ import {
   beginAttempt,
   currentPaymentSource,
   finishAttempt,
+  recordInvoiceChargeOutcome,
   recordPaymentState,
   type AttemptOutcome,
 } from '../db/payments.js';
-import { effectiveSetting } from '../db/settings.js';
+import { effectiveSettingOf } from '../db/settings.js';
+import { preparedRows } from '../db/prepared.js';
 import { catalogueEntry, DomainError, type ErrorCode } from '../domain/errors.js';
 import {
   PAYMENT_RETRY_SETTING_KEY,
@@ -99,25 +101,29 @@ function stepRefusal(event: PaymentEvent): ErrorCode {
   }
 }
 
-/** The branch whose settings apply to a payment: its invoice's rental or booking branch (else tenant-wide). */
-async function branchOfPayment(em: EntityManager, payment: Payment): Promise<number | undefined> {
-  if (!payment.invoice) return undefined;
-  const invoice = await em.findOne(Invoice, payment.invoice.id, { populate: ['rental', 'booking'] });
-  return invoice?.rental?.branch.id ?? invoice?.booking?.branch.id;
-}
-
-/** `finance.payment.retry` for a payment, over its defaults. */
+/**
+ * `finance.payment.retry` for a payment, over its defaults: the row for its invoice's rental or booking
+ * branch (else tenant-wide). Read outside any transaction, so the read cache serves the key's rows; the
+ * branch is looked up only when some row exists to choose among.
+ */
 async function retrySettingsOf(
   em: EntityManager,
   tenant: string,
-  payment: Payment,
+  paymentId: number,
 ): Promise<PaymentRetrySettings> {
-  const row = await effectiveSetting(
-    em,
-    tenant,
-    PAYMENT_RETRY_SETTING_KEY,
-    await branchOfPayment(em, payment),
-  );
+  const row = await effectiveSettingOf(em, tenant, PAYMENT_RETRY_SETTING_KEY, async () => {
+    const [found] = await preparedRows<{ branch_id: number | null }>(
+      em,
+      `select coalesce(r.branch_id, b.branch_id) as branch_id
+         from payment p
+         join invoice i on i.id = p.invoice_id and i.tenant_id = p.tenant_id
+         left join rental r on r.id = i.rental_id and r.tenant_id = i.tenant_id
+         left join booking b on b.id = i.booking_id and b.tenant_id = i.tenant_id
+        where p.tenant_id = $1 and p.id = $2`,
+      [tenant, paymentId],
+    );
+    return found?.branch_id ?? undefined;
+  });
   return paymentRetrySettingsOf(row?.value);
 }
 
@@ -204,11 +210,12 @@ export function createPaymentActivities({ orm, paymentGateways }: ActivityDeps) 
     return inTenantTransaction(orm, input.tenant, async (em) => {
       const payment = await em.findOne(Payment, input.paymentId, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!payment) throw new DomainError('P404', `payment ${input.paymentId} not found`);
-      const settings = input.settings ?? (await retrySettingsOf(em, input.tenant, payment));
       const existing = await attemptOf(em, payment.id, input.attempt);
       if (existing && existing.state !== 'PROCESSING')
         // An earlier try of this activity recorded the outcome: answer it again.
-        return { payment, settings, attempt: existing, finished: true as const };
+        return { payment, attempt: existing, finished: true as const };
+      let sourceToken: string | null;
+      let invoiceNumber: string | null;
       if (!existing) {
         // A new payment's first attempt (FIRST, or MANUAL for a retried FAILED payment) starts from OPEN.
         const event: PaymentEvent =
@@ -216,34 +223,42 @@ export function createPaymentActivities({ orm, paymentGateways }: ActivityDeps) 
         if (!paymentTransition(payment.state, event))
           throw new DomainError('P120', `the payment is ${payment.state}`);
         // The source is chosen once per attempt: a retry of this activity charges the same one.
-        payment.paymentSource = await currentPaymentSource(
+        const source = await currentPaymentSource(
           em,
           { customerId: payment.customer?.id ?? null, userGroupId: payment.userGroup?.id ?? null },
           payment.businessUnit.id,
         );
-        await recordPaymentState(em, payment, {
+        payment.paymentSource = source;
+        sourceToken = source?.providerReference ?? null;
+        ({ invoiceNumber } = await recordPaymentState(em, payment, {
           state: 'IN_PAYMENT',
           attemptCount: input.attempt,
           at: new Date(input.at),
           requestedBy: input.requestedBy ?? payment.requestedBy,
           manualRetry: input.trigger === 'MANUAL',
           idempotencyKey: input.idempotencyKey,
-        });
+        }));
+      } else {
+        // A retry of this activity after the attempt was begun: the source and invoice it charged.
+        const source = payment.paymentSource
+          ? await em.findOne(PaymentSource, payment.paymentSource.id)
+          : null;
+        const invoice = payment.invoice ? await em.findOne(Invoice, payment.invoice.id) : null;
+        sourceToken = source?.providerReference ?? null;
+        invoiceNumber = invoice?.number ?? null;
       }
-      const attempt = await beginAttempt(em, payment, {
-        number: input.attempt,
-        trigger: input.trigger,
-        idempotencyKey: input.idempotencyKey,
-        at: new Date(input.at),
-      });
-      const source = payment.paymentSource ? await em.findOne(PaymentSource, payment.paymentSource.id) : null;
-      return {
+      const attempt = await beginAttempt(
+        em,
         payment,
-        settings,
-        attempt,
-        finished: false as const,
-        sourceToken: source?.providerReference ?? null,
-      };
+        {
+          number: input.attempt,
+          trigger: input.trigger,
+          idempotencyKey: input.idempotencyKey,
+          at: new Date(input.at),
+        },
+        existing,
+      );
+      return { payment, attempt, finished: false as const, sourceToken, invoiceNumber };
     });
   }
 
@@ -252,6 +267,7 @@ export function createPaymentActivities({ orm, paymentGateways }: ActivityDeps) 
     input: ChargeAttemptInput,
     payment: Payment,
     sourceToken: string | null,
+    invoiceNumber: string | null,
   ): Promise<ChargeOutcome> {
     if (sourceToken === null)
       return {
@@ -263,17 +279,15 @@ export function createPaymentActivities({ orm, paymentGateways }: ActivityDeps) 
     const gateway = paymentGateways.byName(payment.gateway);
     // A deployment without this payment's adapter cannot charge it now: retried until it has it again.
     if (!gateway) throw new Error(`payment gateway ${payment.gateway} is not configured`);
-    const invoice = payment.invoice
-      ? await tenantEm(orm, input.tenant).findOne(Invoice, payment.invoice.id)
-      : null;
     return gateway.charge({
       idempotencyKey: input.idempotencyKey,
       amount: payment.amount,
       currency: payment.currency,
       sourceToken,
-      description: invoice
-        ? `Invoice ${invoice.number}`
-        : `Balance settlement ${payment.balance?.id ?? ''}`.trim(),
+      description:
+        invoiceNumber !== null
+          ? `Invoice ${invoiceNumber}`
+          : `Balance settlement ${payment.balance?.id ?? ''}`.trim(),
       metadata: {
         tenant: input.tenant,
         paymentId: String(payment.id),
@@ -312,24 +326,50 @@ export function createPaymentActivities({ orm, paymentGateways }: ActivityDeps) 
     async chargePaymentAttempt(input: ChargeAttemptInput): Promise<ChargeAttemptResult> {
       return withHeartbeat(() =>
         asActivity(async () => {
+          const settings =
+            input.settings ??
+            (await retrySettingsOf(tenantEm(orm, input.tenant), input.tenant, input.paymentId));
           const begun = await begin(input);
           if (begun.finished)
             return recordedResult(
               begun.payment,
-              begun.settings,
+              settings,
               begun.attempt.state,
               begun.attempt.gatewayReference ?? null,
             );
-          const { settings } = begun;
-          const outcome = await charge(input, begun.payment, begun.sourceToken);
+          const outcome = await charge(input, begun.payment, begun.sourceToken, begun.invoiceNumber);
           const atMs = Date.parse(input.at);
           const next = afterCharge(outcome, input.attempt, settings, atMs);
+          const reference = outcome.reference || null;
+          // The common case, an invoice's attempt still PROCESSING, in one statement; otherwise (a settlement,
+          // or a retry of this activity finding the outcome recorded) the locking path below answers.
+          const written = await recordInvoiceChargeOutcome(tenantEm(orm, input.tenant), {
+            paymentId: input.paymentId,
+            attempt: input.attempt,
+            event: next.event,
+            attemptOutcome: { ...next.attempt, gatewayReference: reference },
+            attemptStaysOpen: outcome.status === 'CHALLENGE',
+            nextRetryAt: next.nextRetryAtMs === null ? null : new Date(next.nextRetryAtMs),
+            challenge: next.challenge,
+            gatewayReference: outcome.status === 'SUCCEEDED' ? reference : null,
+            failure: next.failure,
+            at: new Date(atMs),
+          });
+          if (written)
+            return {
+              settings,
+              state: written.state,
+              attemptCount: written.attemptCount,
+              attemptState: next.attempt.state,
+              nextRetryAtMs: written.nextRetryAt ? written.nextRetryAt.getTime() : null,
+              challenge: written.challenge,
+              chargeReference: reference,
+            };
           return inTenantTransaction(orm, input.tenant, async (em) => {
             const payment = await em.findOneOrFail(Payment, input.paymentId, {
               lockMode: LockMode.PESSIMISTIC_WRITE,
             });
             const attempt = (await attemptOf(em, payment.id, input.attempt))!;
-            const reference = outcome.reference || null;
             if (attempt.state === 'PROCESSING') {
               const state = paymentTransition(payment.state, next.event);
               if (!state) throw new DomainError('P120', `the payment is ${payment.state}`);

@@ -2,7 +2,7 @@
 // for what is left), creating a payment, choosing the source an attempt charges, each attempt's row, and
 // one writer of a payment's state that keeps its invoice, its events and (for settlements) its balance's
 // ledger in step. The payment workflow's activities and the API's commands both write through here.
-import { LockMode } from '@mikro-orm/core';
+import { LockMode, wrap } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
 import { Balance } from './entities/Balance.js';
@@ -12,15 +12,19 @@ import { Payment } from './entities/Payment.js';
 import { PaymentAttempt } from './entities/PaymentAttempt.js';
 import { PaymentSource } from './entities/PaymentSource.js';
 import { appendBalanceUpdate, balanceValue } from './balance-ledger.js';
+import { TENANT_FILTER } from './entities/TenantScoped.js';
 import { recordEvent, type EventFields } from './events.js';
+import { preparedRows } from './prepared.js';
 import { DomainError } from '../domain/errors.js';
 import {
   invoiceOperationRefusal,
   invoiceStateForPayment,
+  paymentTransitions,
   runningPaymentStates,
   type InvoiceState,
   type PaymentAttemptState,
   type PaymentChallenge,
+  type PaymentEvent,
   type PaymentPurpose,
   type PaymentState,
 } from '../domain/finance.js';
@@ -120,10 +124,34 @@ export interface NewPayment {
  * after the transaction commits.
  */
 export async function createPayment(em: EntityManager, fields: NewPayment): Promise<Payment> {
-  const existing = await em.findOne(Payment, { idempotencyKey: fields.idempotencyKey });
-  if (existing) return existing;
-  const [{ id }] = await em.execute<[{ id: number }]>(`select nextval('payment_id_seq')::int as id`);
-  const payment = em.create(Payment, {
+  const { earlier, nextId } = await earlierPaymentOrNextId(em, fields.idempotencyKey);
+  if (earlier) return earlier;
+  const payment = newPayment(em, nextId, fields);
+  await em.flush();
+  return payment;
+}
+
+/**
+ * The payment a key made already, else a fresh id from the payment sequence: one round trip for both
+ * (a key seen again burns an id, a gap like any rolled-back insert leaves).
+ */
+async function earlierPaymentOrNextId(
+  em: EntityManager,
+  idempotencyKey: string,
+): Promise<{ earlier: Payment | null; nextId: number }> {
+  const [row] = await preparedRows<{ earlier: number | null; next: number }>(
+    em,
+    `select (select id from payment where tenant_id = $1 and idempotency_key = $2) as earlier,
+            nextval('payment_id_seq')::int as next`,
+    [tenantOfEm(em), idempotencyKey],
+  );
+  const earlier = row!.earlier === null ? null : await em.findOneOrFail(Payment, row!.earlier);
+  return { earlier, nextId: row!.next };
+}
+
+/** A new payment (OPEN) with the id given, in the unit of work (written by the caller's flush). */
+function newPayment(em: EntityManager, id: number, fields: NewPayment): Payment {
+  return em.create(Payment, {
     id,
     purpose: fields.purpose,
     state: 'OPEN',
@@ -139,8 +167,13 @@ export async function createPayment(em: EntityManager, fields: NewPayment): Prom
     requestedBy: fields.requestedBy,
     idempotencyKey: fields.idempotencyKey,
   });
-  await em.flush();
-  return payment;
+}
+
+/** The tenant a tenant EntityManager is confined to (for statements written without the ORM). */
+function tenantOfEm(em: EntityManager): string {
+  const tenant = em.getFilterParams<{ tenantId?: string }>(TENANT_FILTER)?.tenantId;
+  if (!tenant) throw new Error('payments are written only through a tenant EntityManager (tenantEm)');
+  return tenant;
 }
 
 /** What billing an invoice wrote: the invoice, and the payment for what the balance credit left (or none). */
@@ -154,18 +187,19 @@ export interface BilledInvoice {
  * the owner's default balance credit applied first (a negative INVOICE ledger row), and a payment
  * (OPEN) for what is left; when the credit covers it all the invoice is PAID and no payment is made.
  * I121 unless OPEN, I128 unless the total is positive. Idempotent on `idempotencyKey`: a retry answers
- * what the first call billed.
+ * what the first call billed. `onBilled` adds the caller's rows (its event) to the same single flush.
  */
 export async function billInvoiceRecord(
   em: EntityManager,
   invoiceId: number,
   request: Pick<NewPayment, 'tenant' | 'requestedBy' | 'idempotencyKey' | 'gateway' | 'workflowIdOf'> & {
     at: Date;
+    onBilled?: (billed: BilledInvoice) => void;
   },
 ): Promise<BilledInvoice> {
   const invoice = await em.findOne(Invoice, invoiceId, { lockMode: LockMode.PESSIMISTIC_WRITE });
   if (!invoice) throw new DomainError('I404', `invoice ${invoiceId} not found`);
-  const earlier = await em.findOne(Payment, { idempotencyKey: request.idempotencyKey });
+  const { earlier, nextId } = await earlierPaymentOrNextId(em, request.idempotencyKey);
   if (earlier) return { invoice, payment: earlier };
   if (invoice.state !== 'OPEN' || invoice.refundedInvoice)
     throw new DomainError(
@@ -194,28 +228,32 @@ export async function billInvoiceRecord(
     }
   }
   invoice.billedAt = request.at;
+  let billed: BilledInvoice;
   if (left.lte(0)) {
     invoice.state = 'PAID';
     invoice.settledAt = request.at;
-    await em.flush();
-    return { invoice, payment: null };
+    billed = { invoice, payment: null };
+  } else {
+    invoice.state = 'BILLED';
+    // Written with the invoice in one flush: the partial unique index refuses a second running payment.
+    const payment = newPayment(em, nextId, {
+      tenant: request.tenant,
+      purpose: 'INVOICE',
+      businessUnitId: invoice.businessUnit.id,
+      owner,
+      invoiceId: invoice.id,
+      amount: left.toString(),
+      currency: invoice.currency,
+      gateway: request.gateway,
+      requestedBy: request.requestedBy,
+      idempotencyKey: request.idempotencyKey,
+      workflowIdOf: request.workflowIdOf,
+    });
+    billed = { invoice, payment };
   }
-  invoice.state = 'BILLED';
+  request.onBilled?.(billed);
   await em.flush();
-  const payment = await createPayment(em, {
-    tenant: request.tenant,
-    purpose: 'INVOICE',
-    businessUnitId: invoice.businessUnit.id,
-    owner,
-    invoiceId: invoice.id,
-    amount: left.toString(),
-    currency: invoice.currency,
-    gateway: request.gateway,
-    requestedBy: request.requestedBy,
-    idempotencyKey: request.idempotencyKey,
-    workflowIdOf: request.workflowIdOf,
-  });
-  return { invoice, payment };
+  return billed;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -232,15 +270,17 @@ export function attemptOf(
 
 /**
  * Inserts attempt `number` as PROCESSING before the gateway is called (unique per payment and number,
- * and on its key): a retried activity finds the row it inserted.
+ * and on its key): a retried activity finds the row it inserted. `existing` is the caller's lookup of
+ * the same attempt under the payment's lock, when it made one (undefined: looked up here).
  */
 export async function beginAttempt(
   em: EntityManager,
   payment: Payment,
   fields: { number: number; trigger: PaymentAttempt['trigger']; idempotencyKey: string; at: Date },
+  existing?: PaymentAttempt | null,
 ): Promise<PaymentAttempt> {
-  const existing = await attemptOf(em, payment.id, fields.number);
-  if (existing) return existing;
+  const found = existing === undefined ? await attemptOf(em, payment.id, fields.number) : existing;
+  if (found) return found;
   const attempt = em.create(PaymentAttempt, {
     payment,
     number: fields.number,
@@ -309,13 +349,15 @@ async function recordEventOnce(
  * Writes a payment's state in the caller's transaction with what follows from it: the invoice's mirror
  * state (`invoiceStateForPayment`; settledAt and the payment reference when PAID), INVOICE_RETRY_PAYMENT
  * on a manual retry, and for a settlement its SETTLEMENT ledger row and BALANCE_SETTLEMENT_SUCCESSFUL /
- * _FAILED. Idempotent: writing the same change again changes nothing.
+ * _FAILED. Idempotent: writing the same change again changes nothing. Answers the invoice's number
+ * (null for a settlement), which a charge's description names.
  */
 export async function recordPaymentState(
   em: EntityManager,
   payment: Payment,
   change: PaymentStateChange,
-): Promise<void> {
+): Promise<{ invoiceNumber: string | null }> {
+  let invoiceNumber: string | null = null;
   payment.state = change.state;
   if (change.attemptCount !== undefined) payment.attemptCount = change.attemptCount;
   payment.nextRetryAt = change.state === 'AWAITING_RETRY' ? (change.nextRetryAt ?? null) : null;
@@ -340,23 +382,19 @@ export async function recordPaymentState(
     adminSubject: change.requestedBy,
   };
   if (payment.purpose === 'INVOICE' && payment.invoice) {
-    const invoice = await em.findOneOrFail(Invoice, payment.invoice.id);
     const invoiceState: InvoiceState =
       change.state === 'PAID' && change.paidExternally
         ? 'PAID_EXTERNALLY'
         : invoiceStateForPayment(change.state);
-    invoice.state = invoiceState;
-    if (change.state === 'PAID') {
-      invoice.settledAt ??= change.at;
-      if (payment.gatewayReference) invoice.paymentReference = payment.gatewayReference;
-    }
+    const invoice = await mirrorOnInvoice(em, payment, invoiceState, change);
+    invoiceNumber = invoice.number;
     if (change.manualRetry)
       events.push({
         ...common,
         type: 'INVOICE_RETRY_PAYMENT',
-        rentalId: invoice.rental?.id ?? null,
-        bookingId: invoice.booking?.id ?? null,
-        payload: { invoiceId: invoice.id, paymentId: payment.id, attempt: payment.attemptCount },
+        rentalId: invoice.rentalId,
+        bookingId: invoice.bookingId,
+        payload: { invoiceId: payment.invoice.id, paymentId: payment.id, attempt: payment.attemptCount },
         idempotencyKey: `${change.idempotencyKey}/retry-event`,
       });
   }
@@ -400,6 +438,155 @@ export async function recordPaymentState(
   }
   for (const event of events) await recordEventOnce(em, event);
   await em.flush();
+  return { invoiceNumber };
+}
+
+/**
+ * The invoice's mirror of its payment's state (settledAt and the payment reference when PAID), written
+ * with one UPDATE rather than loaded into the unit of work: it runs twice per charge. An invoice this
+ * EntityManager holds gets the same values, so its own flush never writes an older state back.
+ */
+async function mirrorOnInvoice(
+  em: EntityManager,
+  payment: Payment,
+  state: InvoiceState,
+  change: PaymentStateChange,
+): Promise<{ number: string; rentalId: number | null; bookingId: number | null }> {
+  const invoiceId = payment.invoice!.id;
+  const paid = change.state === 'PAID';
+  const updatedAt = new Date();
+  const reference = paid ? (payment.gatewayReference ?? null) : null;
+  const [row] = await preparedRows<{ number: string; rental_id: number | null; booking_id: number | null }>(
+    em,
+    `update invoice
+        set state = $3,
+            settled_at = case when $4::boolean then coalesce(settled_at, $5) else settled_at end,
+            payment_reference = coalesce($6, payment_reference),
+            updated_at = $7
+      where tenant_id = $1 and id = $2
+      returning number, rental_id, booking_id`,
+    [tenantOfEm(em), invoiceId, state, paid, change.at, reference, updatedAt],
+  );
+  if (!row) throw new Error(`invoice ${invoiceId} of payment ${payment.id} not found`);
+  const held = em.getUnitOfWork().getById(Invoice, invoiceId);
+  if (held && wrap(held).isInitialized()) {
+    held.state = state;
+    if (paid) held.settledAt ??= change.at;
+    if (reference) held.paymentReference = reference;
+    held.updatedAt = updatedAt;
+  }
+  return { number: row.number, rentalId: row.rental_id, bookingId: row.booking_id };
+}
+
+/** An attempt's gateway answer as the charge activity writes it (see {@link recordInvoiceChargeOutcome}). */
+export interface ChargeOutcomeChange {
+  paymentId: number;
+  attempt: number;
+  event: PaymentEvent;
+  attemptOutcome: AttemptOutcome;
+  /** A challenge keeps the attempt open (no finishedAt) until it is answered. */
+  attemptStaysOpen: boolean;
+  nextRetryAt: Date | null;
+  challenge: PaymentChallenge | null;
+  /** The charge's reference when it succeeded (the payment's and the invoice's payment reference). */
+  gatewayReference: string | null;
+  failure: { code: string; message: string } | null;
+  at: Date;
+}
+
+/** Where a charge's outcome left the payment, as {@link recordInvoiceChargeOutcome} wrote it. */
+export interface RecordedChargeOutcome {
+  state: PaymentState;
+  attemptCount: number;
+  nextRetryAt: Date | null;
+  challenge: PaymentChallenge | null;
+}
+
+/**
+ * The outcome of an invoice payment's PROCESSING attempt, written in ONE statement (no transaction, no
+ * unit of work: it runs once per charge): the attempt finished, the payment's new state with the columns
+ * `recordPaymentState` writes for it, and the invoice's mirror state, each only if the payment's state
+ * allows the event and the attempt is still PROCESSING. An invoice payment's outcome causes no event or
+ * ledger row, so nothing else is owed. Null when nothing was written (the attempt was finished already,
+ * the state does not allow it, or a settlement): the caller then takes the locking path, which answers
+ * or refuses.
+ */
+export async function recordInvoiceChargeOutcome(
+  em: EntityManager,
+  change: ChargeOutcomeChange,
+): Promise<RecordedChargeOutcome | null> {
+  const { from, to } = paymentTransitions[change.event];
+  const outcome = change.attemptOutcome;
+  const waiting = to === 'THREE_DS_WAITING_FOR_USER' || to === 'PUSH_WAITING_FOR_USER';
+  const paid = to === 'PAID';
+  const now = new Date();
+  const [row] = await preparedRows<{
+    state: PaymentState;
+    attempt_count: number;
+    next_retry_at: Date | string | null;
+    challenge: PaymentChallenge | string | null;
+  }>(
+    em,
+    `with p as (
+       update payment
+          set state = $4,
+              next_retry_at = $5,
+              challenge = $6::jsonb,
+              gateway_reference = coalesce($7, gateway_reference),
+              failure_code = $8,
+              failure_message = $9,
+              paid_at = case when $10::boolean then coalesce(paid_at, $11) else paid_at end,
+              updated_at = $12
+        where tenant_id = $1 and id = $2 and purpose = 'INVOICE' and state = any($13::text[])
+          and exists (select 1 from payment_attempt
+                       where tenant_id = $1 and payment_id = $2 and number = $3 and state = 'PROCESSING')
+        returning id, invoice_id, state, attempt_count, next_retry_at, challenge, gateway_reference
+     ), a as (
+       update payment_attempt
+          set state = $14, gateway_reference = $15, decline_code = $16, decline_message = $17,
+              retry_after_seconds = $18, finished_at = $19
+        where tenant_id = $1 and payment_id = (select id from p) and number = $3
+     ), i as (
+       update invoice
+          set state = $20,
+              settled_at = case when $10::boolean then coalesce(settled_at, $11) else settled_at end,
+              payment_reference = case when $10::boolean then coalesce((select gateway_reference from p), payment_reference)
+                                       else payment_reference end,
+              updated_at = $12
+        where tenant_id = $1 and id = (select invoice_id from p)
+     )
+     select state, attempt_count, next_retry_at, challenge from p`,
+    [
+      tenantOfEm(em),
+      change.paymentId,
+      change.attempt,
+      to,
+      to === 'AWAITING_RETRY' ? change.nextRetryAt : null,
+      waiting && change.challenge ? JSON.stringify(change.challenge) : null,
+      change.gatewayReference,
+      paid ? null : (change.failure?.code ?? null),
+      paid ? null : (change.failure?.message.slice(0, 500) ?? null),
+      paid,
+      change.at,
+      now,
+      [...from],
+      outcome.state,
+      outcome.gatewayReference ?? null,
+      outcome.declineCode ?? null,
+      outcome.declineMessage?.slice(0, 500) ?? null,
+      outcome.retryAfterSeconds ?? null,
+      change.attemptStaysOpen ? null : outcome.at,
+      invoiceStateForPayment(to),
+    ],
+  );
+  if (!row) return null;
+  return {
+    state: row.state,
+    attemptCount: row.attempt_count,
+    nextRetryAt: row.next_retry_at === null ? null : new Date(row.next_retry_at),
+    challenge:
+      typeof row.challenge === 'string' ? (JSON.parse(row.challenge) as PaymentChallenge) : row.challenge,
+  };
 }
 
 /** Whether the payment's workflow still runs (its state is one the workflow moves on from). */

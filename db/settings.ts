@@ -61,6 +61,21 @@ export async function effectiveSetting(
   return settingForBranch(em, tenant, await settingRows(em, tenant, key), branchId);
 }
 
+/**
+ * Like {@link effectiveSetting}, with the branch found by `branchOf` only when the key has rows to choose
+ * among: a hot path whose key is usually not configured then reads nothing but the read cache.
+ */
+export async function effectiveSettingOf(
+  em: EntityManager,
+  tenant: string,
+  key: string,
+  branchOf: () => Promise<number | undefined>,
+): Promise<SettingRow | undefined> {
+  const rows = await settingRows(em, tenant, key);
+  if (rows.length === 0) return undefined;
+  return settingForBranch(em, tenant, rows, await branchOf());
+}
+
 /** A setting's value for a branch laid over its defaults (keys the row leaves out keep their default). */
 export async function settingOrDefaults<T extends object>(
   em: EntityManager,

@@ -10,8 +10,10 @@ import { Invoice } from '../../db/entities/Invoice.js';
 import { Payment } from '../../db/entities/Payment.js';
 import { balanceValue } from '../../db/balance-ledger.js';
 import { inTenantTransaction } from '../../db/orm.js';
+import type { EntityManager } from '../../db/orm.js';
 import {
   billInvoiceRecord,
+  type BilledInvoice,
   createPayment,
   currentPaymentSource,
   isRunningPaymentState,
@@ -66,13 +68,15 @@ function reload<T extends Invoice | Payment>(ctx: RouteContext, entity: new () =
  * Bills an invoice: OPEN → BILLED (billedAt), the customer's default balance credit applied first (a
  * negative INVOICE ledger row), and a payment (OPEN) for what is left, whose workflow starts once the
  * bill committed; no payment when the credit covered it all (the invoice is then PAID). I121 unless
- * OPEN, I128 unless its total is positive.
+ * OPEN, I128 unless its total is positive. Answers the rows as the bill wrote them (not read again: the
+ * workflow may move them on at once); `onBilled` records the caller's event in the bill's transaction.
  */
 export async function billInvoice(
   ctx: RouteContext,
   invoice: Invoice,
   requestedBy: string,
-): Promise<{ invoice: Invoice; payment: Payment | null }> {
+  onBilled?: (tx: EntityManager, billed: BilledInvoice) => void,
+): Promise<BilledInvoice> {
   const billed = await inTenantTransaction(ctx.services.orm, ctx.tenant, (tx) =>
     billInvoiceRecord(tx, invoice.id, {
       tenant: ctx.tenant,
@@ -82,13 +86,11 @@ export async function billInvoice(
       gateway: ctx.services.paymentGateways.default.name,
       workflowIdOf: (id) => paymentWorkflowId(ctx.tenant, id),
       at: new Date(),
+      onBilled: onBilled && ((rows) => onBilled(tx, rows)),
     }),
   );
   if (billed.payment) await startPaymentWorkflow(starterOf(ctx), ctx.tenant, billed.payment);
-  return {
-    invoice: await reload(ctx, Invoice, invoice.id),
-    payment: billed.payment ? await reload(ctx, Payment, billed.payment.id) : null,
-  };
+  return billed;
 }
 
 /**

@@ -176,6 +176,12 @@ export class SandboxGateway implements PaymentGateway {
       };
     }
     const book: OperationBook = { request: { metadata: request.metadata, description: request.description } };
+    // Most tokens decide at once: the row is booked with its answer in the one INSERT that claims the key.
+    const decided = this.decideByToken(request.sourceToken, reference, request.metadata);
+    if (decided) {
+      book.answer = decided;
+      if (decided.status === 'CHALLENGE') book.challenge = { type: decided.challenge.type };
+    }
     const { row, inserted } = await this.claimKey(
       request.idempotencyKey,
       'CHARGE',
@@ -184,6 +190,7 @@ export class SandboxGateway implements PaymentGateway {
       minor,
       currency,
       book,
+      decided?.status,
     );
     if (
       row.kind !== 'CHARGE' ||
@@ -199,8 +206,8 @@ export class SandboxGateway implements PaymentGateway {
       };
     }
     const answered = answerOf(row);
-    if (row.status !== 'PROCESSING' && answered) return answered as ChargeOutcome;
-    const answer = await this.completeCharge(row);
+    const answer =
+      row.status !== 'PROCESSING' && answered ? (answered as ChargeOutcome) : await this.completeCharge(row);
     if (inserted && row.source_token === sandboxTokens.timeout) {
       // The charge is booked; the answer is lost on the way back, as with a network fault.
       await sleep(this.options.timeoutMs);
@@ -398,16 +405,19 @@ export class SandboxGateway implements PaymentGateway {
     minor: string,
     currency: string,
     book: OperationBook,
+    /** The answer's status when `book` holds the answer already (booked at once), else PROCESSING. */
+    status: string = 'PROCESSING',
   ): Promise<{ row: OperationRow; inserted: boolean }> {
     if (key.length === 0 || key.length > 300)
       throw new Error(`sandbox gateway: idempotency key of ${key.length} characters`);
+    const completed = status !== 'PROCESSING' && status !== 'CHALLENGE';
     const [inserted] = await this.options.sql<OperationRow>(
       `insert into sandbox_gateway_operation
-         (idempotency_key, kind, reference, source_token, amount_minor, currency, status, outcome, created_at)
-       values (?, ?, ?, ?, ?::bigint, ?, 'PROCESSING', ?::jsonb, now())
+         (idempotency_key, kind, reference, source_token, amount_minor, currency, status, outcome, created_at, completed_at)
+       values (?, ?, ?, ?, ?::bigint, ?, ?, ?::jsonb, now(), case when ? then now() else null end)
        on conflict (idempotency_key) do nothing
        returning ${columns}`,
-      [key, kind, reference, sourceToken, minor, currency, jsonText(book)],
+      [key, kind, reference, sourceToken, minor, currency, status, jsonText(book), completed],
     );
     if (inserted) return { row: inserted, inserted: true };
     const [existing] = await this.options.sql<OperationRow>(
@@ -428,7 +438,41 @@ export class SandboxGateway implements PaymentGateway {
   private async decideCharge(row: OperationRow): Promise<ChargeOutcome> {
     const reference = row.reference;
     const metadata = row.outcome?.request?.metadata ?? {};
-    switch (row.source_token) {
+    const decided = this.decideByToken(row.source_token, reference, metadata);
+    if (decided) return decided;
+    // tok_sandbox_insufficient_funds_once: declines the first charge of a payment, then succeeds.
+    const [earlier] = await this.options.sql(
+      `select 1 from sandbox_gateway_operation
+        where kind = 'CHARGE' and source_token = ? and amount_minor = ?::bigint and currency = ? and id < ?
+          and (outcome->'request'->'metadata'->>'paymentId') is not distinct from ?
+          and (outcome->'request'->'metadata'->>'tenant') is not distinct from ?
+        limit 1`,
+      [
+        row.source_token,
+        row.amount_minor,
+        row.currency,
+        row.id,
+        metadata.paymentId ?? null,
+        metadata.tenant ?? null,
+      ],
+    );
+    return earlier
+      ? { status: 'SUCCEEDED', reference }
+      : {
+          status: 'SOFT_DECLINED',
+          reference,
+          declineCode: 'insufficient_funds',
+          message: 'Your card has insufficient funds.',
+        };
+  }
+
+  /** A charge's answer decided by its token alone; undefined for the token that reads the book first. */
+  private decideByToken(
+    token: string,
+    reference: string,
+    metadata: Record<string, string>,
+  ): ChargeOutcome | undefined {
+    switch (token) {
       case sandboxTokens.insufficientFunds:
         return {
           status: 'SOFT_DECLINED',
@@ -436,31 +480,8 @@ export class SandboxGateway implements PaymentGateway {
           declineCode: 'insufficient_funds',
           message: 'Your card has insufficient funds.',
         };
-      case sandboxTokens.insufficientFundsOnce: {
-        const [earlier] = await this.options.sql(
-          `select 1 from sandbox_gateway_operation
-            where kind = 'CHARGE' and source_token = ? and amount_minor = ?::bigint and currency = ? and id < ?
-              and (outcome->'request'->'metadata'->>'paymentId') is not distinct from ?
-              and (outcome->'request'->'metadata'->>'tenant') is not distinct from ?
-            limit 1`,
-          [
-            row.source_token,
-            row.amount_minor,
-            row.currency,
-            row.id,
-            metadata.paymentId ?? null,
-            metadata.tenant ?? null,
-          ],
-        );
-        return earlier
-          ? { status: 'SUCCEEDED', reference }
-          : {
-              status: 'SOFT_DECLINED',
-              reference,
-              declineCode: 'insufficient_funds',
-              message: 'Your card has insufficient funds.',
-            };
-      }
+      case sandboxTokens.insufficientFundsOnce:
+        return undefined;
       case sandboxTokens.retryAfter:
         return {
           status: 'SOFT_DECLINED',

@@ -84,15 +84,18 @@ export const billInvoiceRoute = defineRoute({
   async handler(ctx) {
     const invoice = await invoiceOf(ctx);
     assertAllowed(invoice, 'BILL');
-    const billed = await billInvoice(ctx, invoice, ctx.actor);
-    ctx.recordEvent(
-      eventOf(billed.invoice, 'INVOICE_BILLED', ctx.actor, {
-        state: billed.invoice.state,
-        paymentId: billed.payment?.id ?? null,
-        gross: billed.invoice.totalGross,
-      }),
+    // The event is written with the bill; the answer is the invoice as billed, its lines and payments.
+    const billed = await billInvoice(ctx, invoice, ctx.actor, (tx, rows) =>
+      recordEvent(
+        tx,
+        eventOf(rows.invoice, 'INVOICE_BILLED', ctx.actor, {
+          state: rows.invoice.state,
+          paymentId: rows.payment?.id ?? null,
+          gross: rows.invoice.totalGross,
+        }),
+      ),
     );
-    return answer(ctx, invoice.id);
+    return ok(await invoiceDto(ctx.em, billed.invoice));
   },
 });
 
