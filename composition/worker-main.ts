@@ -10,6 +10,8 @@ import { TelemetryIngestor } from '../workers/telemetry-ingestor.js';
 import { DockingIngestor } from '../workers/docking-ingestor.js';
 import { runPaymentStarter } from '../workers/payment-starter.js';
 import { runRecurringTaskStarter } from '../workers/recurring-task-starter.js';
+import { runWebhookDispatchStarter } from '../workers/webhook-dispatch-starter.js';
+import { runExportScheduleStarter } from '../workers/export-schedule-starter.js';
 import {
   createWorkerObservability,
   startMetricsServer,
@@ -86,7 +88,26 @@ const stopRecurringTaskStarter = runRecurringTaskStarter(orm, temporal, {
     error ? recurringStarterLog.error({ err: error }, message) : recurringStarterLog.info(message),
 });
 
+// Recurring exports and retention without their schedule (the demo seed, a reset Temporal server).
+const exportStarterLog = log.child({ component: 'export-schedule-starter' });
+const stopExportScheduleStarter = runExportScheduleStarter(orm, temporal, {
+  intervalMs: 10 * 60_000,
+  tenants: config.starterTenants,
+  log: (message, error) =>
+    error ? exportStarterLog.error({ err: error }, message) : exportStarterLog.info(message),
+});
+
+// Platform webhooks: wakes the subscriptions' dispatchers when outbox rows commit (LISTEN), and sweeps.
+const webhookStarterLog = log.child({ component: 'webhook-dispatch-starter' });
+const webhookStarter = runWebhookDispatchStarter(orm, temporal, {
+  intervalMs: 60_000,
+  log: (message, error) =>
+    error ? webhookStarterLog.error({ err: error }, message) : webhookStarterLog.info(message),
+});
+
 const shutdown = () => {
+  void webhookStarter.stop();
+  stopExportScheduleStarter();
   stopPaymentStarter();
   stopRecurringTaskStarter();
   worker.shutdown();

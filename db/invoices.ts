@@ -11,6 +11,7 @@ import { InvoiceLine } from './entities/InvoiceLine.js';
 import { type Rental } from './entities/Rental.js';
 import { type UserGroup } from './entities/UserGroup.js';
 import { businessUnitOfBranch } from './pricing.js';
+import { recordEvent } from './events.js';
 import type { PriceResult } from '../domain/pricing.js';
 
 /** The next number of a business unit's yearly, gapless invoice sequence (in the caller's transaction). */
@@ -45,7 +46,9 @@ export interface InvoiceSubject {
 
 /**
  * Creates an invoice (state OPEN, one line per priceV4 line, the next number of the branch's business
- * unit): BUSINESS for a business account, else REGULAR. The caller checks that none exists yet.
+ * unit): BUSINESS for a business account, else REGULAR, and its INVOICE_CREATED event (with `rentalIds`,
+ * a platform webhook); the invoice is flushed, the event goes with the caller's next flush. The caller
+ * checks that none exists yet.
  */
 export async function issueInvoice(
   em: EntityManager,
@@ -76,5 +79,29 @@ export async function issueInvoice(
   price.priceV4.lines.forEach((line, index) =>
     em.create(InvoiceLine, { ...line, invoice, position: index + 1 }),
   );
+  // The invoice's id goes into its INVOICE_CREATED event (a platform webhook): flushed in the caller's transaction.
+  await em.flush();
+  const rentalId = subject.rental?.id ?? subject.booking?.rental?.id ?? null;
+  recordEvent(em, {
+    type: 'INVOICE_CREATED',
+    createdAt: subject.at,
+    branchId: subject.branchId,
+    customerId: subject.customer.id,
+    // Not on the rental's or booking's timeline (their event lists stay their own): the ids are in the payload.
+    payload: {
+      invoiceId: invoice.id,
+      number,
+      type: invoice.type,
+      businessUnitId: unit.id,
+      rentalIds: rentalId === null ? [] : [rentalId],
+      bookingId: subject.booking?.id ?? null,
+      currency: invoice.currency,
+      totalNet: invoice.totalNet,
+      totalTax: invoice.totalTax,
+      totalGross: invoice.totalGross,
+      issuedAt: subject.at.toISOString(),
+    },
+    idempotencyKey: `${subject.idempotencyKey}:INVOICE_CREATED`,
+  });
   return invoice;
 }

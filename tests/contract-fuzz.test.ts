@@ -47,8 +47,7 @@ const FUZZ_CASES_PER_DOCUMENT = Number(process.env.FLEETFLOW_FUZZ_CASES ?? 1500)
  * bodies make a long coverage phase; each of its linked operations stays inside (invoices → bill → refund,
  * balances → settle → payments).
  */
-const FINANCE =
-  '^/v1/[^/]+/back/(invoices|payments|balances|payment-gateways|revenue-centers)(/|$)';
+const FINANCE = '^/v1/[^/]+/back/(invoices|payments|balances|payment-gateways|revenue-centers)(/|$)';
 /**
  * The third shard's resources: work queues (tasks → recurring tasks, issues → comments and invoices),
  * files, exports and platform webhooks. The first shard holds the rest, fleet and rentals with their links

@@ -21,6 +21,7 @@ import { maintenanceDomain } from './maintenance.js';
 import { issueDomain } from './issues.js';
 import { fileDomain } from './files.js';
 import { exportsDomain } from './exports.js';
+import { webhookDomain } from './webhooks.js';
 
 export const domains: readonly DomainModule[] = [
   organisationDomain,
@@ -42,4 +43,5 @@ export const domains: readonly DomainModule[] = [
   fileDomain,
   maintenanceDomain,
   exportsDomain,
+  webhookDomain,
 ];

@@ -312,6 +312,25 @@ const VehiclePatch = component(
   ),
 );
 
+/**
+ * What a patch changes of the vehicle's base data (category, licence plate, inspection date, custom
+ * properties), each `{ from, to }`: the VEHICLE_BASE_DATA_CHANGED platform webhook's payload.
+ */
+function vehicleBaseDataChanges(
+  vehicle: Vehicle,
+  body: Static<typeof VehiclePatch>,
+): Record<string, { from: unknown; to: unknown }> {
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  const compare = (field: string, from: unknown, to: unknown) => {
+    if (to !== undefined && JSON.stringify(from) !== JSON.stringify(to)) changes[field] = { from, to };
+  };
+  compare('categoryId', vehicle.category.id, body.categoryId);
+  compare('licensePlate', vehicle.licensePlate ?? null, body.licensePlate);
+  compare('legalInspectionDate', vehicle.legalInspectionDate ?? null, body.legalInspectionDate);
+  compare('customProperties', vehicle.customProperties ?? {}, body.customProperties);
+  return changes;
+}
+
 /** Applies a patch with its events; moving to another branch needs VEHICLE_UPDATE there too. */
 async function patchVehicle(
   ctx: RouteContext<unknown, unknown, Static<typeof VehiclePatch>>,
@@ -320,6 +339,7 @@ async function patchVehicle(
   const { em, body } = ctx;
   assertRealDate(body.legalInspectionDate);
   const branchId = vehicle.branch.id;
+  const baseDataChanges = vehicleBaseDataChanges(vehicle, body);
   if (body.categoryId !== undefined && body.categoryId !== vehicle.category.id)
     vehicle.category = await requireCategory(em, body.categoryId);
   if (body.branchId !== undefined && body.branchId !== branchId) {
@@ -363,6 +383,13 @@ async function patchVehicle(
     vehicleId: vehicle.id,
     payload: { fields: Object.keys(body) },
   });
+  if (Object.keys(baseDataChanges).length)
+    ctx.recordEvent({
+      type: 'VEHICLE_BASE_DATA_CHANGED',
+      branchId: vehicle.branch.id,
+      vehicleId: vehicle.id,
+      payload: { vehicleId: vehicle.id, code: vehicle.code, changes: baseDataChanges },
+    });
   const categories = await resolvedCategories(em);
   vehicle.batteryLevel = effectiveBatteryLevel(
     vehicle,
