@@ -1,7 +1,8 @@
 // Records the workflow histories tests/replay.test.ts replays: each path of the rental, booking, vehicle
-// command, pricing-version, payment and refund workflows, driven on the time-skipping server with real
-// activities, written to tests/histories/<workflow>-<path>.json. Not a suite of `npm test` (its name does
-// not end in .test.ts): run it with `npm run record:histories`, only when a workflow changed on purpose
+// command, pricing-version, payment, refund, recurring-task, export and webhook dispatcher workflows,
+// driven on the time-skipping server with real activities, written to
+// tests/histories/<workflow>-<path>.json. Not a suite of `npm test` (its name does not end in .test.ts):
+// run it with `npm run record:histories`, only when a workflow changed on purpose
 // (see docs/architecture.md, "Replay tests"). `RECORD_HISTORIES=payment,refund npm run record:histories`
 // records only the groups whose name contains one of those words, leaving the other files as they are.
 import { Client, type WorkflowHandle } from '@temporalio/client';
@@ -80,6 +81,16 @@ import {
   exportRunWorkflowId,
   exportScheduleFireWorkflowId,
 } from '../../workflows/export.messages.js';
+import { WebhookDelivery } from '../../db/entities/WebhookDelivery.js';
+import { WebhookSigningSecret } from '../../db/entities/WebhookSigningSecret.js';
+import { WebhookSubscription } from '../../db/entities/WebhookSubscription.js';
+import { recordEvent } from '../../db/events.js';
+import { newWebhookSecret } from '../../platform/webhook-http.js';
+import {
+  WEBHOOK_DISPATCHER_WORKFLOW_TYPE,
+  webhookDispatcherSignalWithStart,
+} from '../../workflows/webhooks.messages.js';
+import type { webhookDispatcherWorkflow } from '../../workflows/webhooks.js';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -799,5 +810,118 @@ group('export workflows', () => {
     });
     expect(await settle(backend, handle)).toEqual({ deleted: 1 });
     await recordHistory('export-retention', handle);
+  });
+});
+
+group('platform webhooks dispatcher workflow', () => {
+  let backend: TestBackend;
+  let receiver: http.Server;
+  let url: string;
+  /** What the receiver got, by path; the first POST to /flaky is answered 500, every other 204. */
+  const received: string[] = [];
+  const allowedBefore = process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
+
+  beforeAll(async () => {
+    // The receiver listens on 127.0.0.1 (docs/webhooks.md, "Targets").
+    process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
+    backend = await startTestBackend({ timeSkipping: true });
+    receiver = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const path = req.url ?? '/';
+        const failed = path === '/flaky' && !received.includes(path);
+        received.push(path);
+        res.writeHead(failed ? 500 : 204).end(failed ? 'down for maintenance' : undefined);
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  }, 120_000);
+
+  afterAll(async () => {
+    await new Promise((resolve) => receiver?.close(resolve));
+    await backend?.stop();
+    if (allowedBefore === undefined) delete process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS;
+    else process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = allowedBefore;
+  });
+
+  /**
+   * A subscription to vehicle base-data changes POSTed to `path`, `count` such changes of the vehicle at
+   * `vehicleIndex` recorded in one transaction (with their outbox rows), and its dispatcher started and
+   * woken as the worker's starter does when the outbox rows commit.
+   */
+  async function subscribeAndRecord(path: string, vehicleIndex: number, count: number) {
+    const em = tenantEm(backend.orm, backend.seed.tenant);
+    const subscription = em.create(WebhookSubscription, {
+      url: `${url}${path}`,
+      eventTypes: ['VEHICLE_BASE_DATA_CHANGED'],
+      createdBy: 'client:replay-recorder',
+    });
+    em.create(WebhookSigningSecret, { subscription, secret: newWebhookSecret() });
+    await em.flush();
+    const vehicle = (await em.find(Vehicle, {}, { orderBy: { id: 'asc' } }))[vehicleIndex]!;
+    await em.fork().transactional(async (tx) => {
+      for (let change = 1; change <= count; change++)
+        recordEvent(tx, {
+          type: 'VEHICLE_BASE_DATA_CHANGED',
+          branchId: vehicle.branch.id,
+          vehicleId: vehicle.id,
+          adminSubject: 'client:replay-recorder',
+          payload: {
+            vehicleId: vehicle.id,
+            code: vehicle.code,
+            changes: { licensePlate: { from: null, to: `B-RP ${change}` } },
+          },
+        });
+    });
+    const handle = await wake(subscription.id);
+    return { subscription, handle };
+  }
+
+  /** Signal-with-start of the subscription's dispatcher (workers/webhook-dispatch-starter.ts). */
+  function wake(subscriptionId: number): Promise<WorkflowHandle<typeof webhookDispatcherWorkflow>> {
+    return backend.client.workflow.signalWithStart<typeof webhookDispatcherWorkflow, []>(
+      WEBHOOK_DISPATCHER_WORKFLOW_TYPE,
+      webhookDispatcherSignalWithStart({ tenant: backend.seed.tenant, subscriptionId }, backend.taskQueue),
+    );
+  }
+
+  /** Waits (without skipping time) until the subscription's recorded attempts match `where`. */
+  async function attempts(subscriptionId: number, where: { success: boolean }, count: number) {
+    const em = tenantEm(backend.orm, backend.seed.tenant);
+    for (let tries = 0; tries < 400; tries++) {
+      if ((await em.fork().count(WebhookDelivery, { subscriptionId, ...where })) >= count) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(
+      `subscription ${subscriptionId} never recorded ${count} attempt(s) ${JSON.stringify(where)}`,
+    );
+  }
+
+  /** Pauses the subscription and wakes its dispatcher, whose next step ends it. */
+  async function pause(subscription: WebhookSubscription) {
+    const em = tenantEm(backend.orm, backend.seed.tenant);
+    await em.nativeUpdate(WebhookSubscription, { id: subscription.id }, { active: false });
+    return wake(subscription.id);
+  }
+
+  test("an entity's two messages delivered one step after the other, then the subscription paused", async () => {
+    const { subscription, handle } = await subscribeAndRecord('/delivered', 0, 2);
+    await attempts(subscription.id, { success: true }, 2);
+    expect(received.filter((path) => path === '/delivered')).toHaveLength(2);
+    await pause(subscription);
+    expect(await settle(backend, handle)).toBeUndefined();
+    await recordHistory('webhook-dispatcher-delivered', handle);
+  });
+
+  test('a failed attempt retried after the (skipped) 10 s, then the subscription paused', async () => {
+    const { subscription, handle } = await subscribeAndRecord('/flaky', 1, 1);
+    await attempts(subscription.id, { success: false }, 1);
+    await backend.testEnv!.sleep('11 seconds');
+    await attempts(subscription.id, { success: true }, 1);
+    expect(received.filter((path) => path === '/flaky')).toHaveLength(2);
+    await pause(subscription);
+    expect(await settle(backend, handle)).toBeUndefined();
+    await recordHistory('webhook-dispatcher-retried', handle);
   });
 });
