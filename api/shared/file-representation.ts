@@ -6,7 +6,11 @@ import { fileReference } from '../../db/files.js';
 import { component, DateTime, Id } from '../kernel/schemas.js';
 
 /** A file uuid in a path or a list: any letter case (stored and compared lower-case). */
-export const FileUuid = Type.String({ format: 'uuid', description: 'The file id answered by POST /files.' });
+export const FileUuid = Type.String({
+  format: 'uuid',
+  maxLength: 36,
+  description: 'The file id answered by POST /files.',
+});
 
 /** The uuids of files uploaded before (POST /files), to link. */
 export const FileUuidList = Type.Array(FileUuid, {

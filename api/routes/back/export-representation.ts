@@ -35,6 +35,8 @@ export const EXPORT_MANAGE = 'EXPORT_MANAGE';
 export const RetentionDays = Type.Unsafe<(typeof retentionDayOptions)[number]>({
   type: 'integer',
   enum: [...retentionDayOptions],
+  minimum: 1,
+  maximum: 31,
   description: 'Days the file is kept: 1, 7, 14, 30 or 31 (the default).',
 });
 

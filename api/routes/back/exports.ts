@@ -21,7 +21,16 @@ import {
   exportScheduleOptions,
 } from '../../../workflows/export.messages.js';
 import { created, defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';
-import { component, DateTime, Id, Int, Nullable, Str, clampedInstant } from '../../kernel/schemas.js';
+import {
+  component,
+  DateTime,
+  Id,
+  Int,
+  Nullable,
+  Str,
+  StringEnum,
+  clampedInstant,
+} from '../../kernel/schemas.js';
 import {
   authorizeBranches,
   EXPORT_MANAGE,
@@ -222,7 +231,7 @@ export const createExport = defineRoute({
         queryId: Int(1, 1000, { description: 'GET /report-queries.' }),
         branchIds: BranchIds,
         period: Type.Optional(Period),
-        format: Type.Optional(Type.Literal('CSV')),
+        format: Type.Optional(StringEnum(['CSV'] as const, { description: 'CSV, the one format.' })),
         retentionDays: Type.Optional(RetentionDays),
         schedule: Type.Optional(Schedule),
         notifications: Type.Optional(Notifications),

@@ -22,6 +22,7 @@ export const UploadBody = Type.Object(
     file: Type.Optional(
       Type.String({
         format: 'binary',
+        maxLength: 2 * 1024 * 1024,
         description:
           'The file: one part named `file`, with a filename and a Content-Type (L406 without), at most 2 MiB (L405).',
       }),
