@@ -10,7 +10,7 @@ export const issueErrors = defineErrorCodes(
   // prettier-ignore
   {
     // Issues, fines, files (the spec's)
-    'F201': { code: 'F201', meaning: 'no rental, vehicle or branch given', retryable: false, httpStatus: 400, source: 'spec', when: 'POST /issues naming none of branchId, rentalId, bookingId and vehicleId (the issue\'s branch comes from them)' },
+    'F201': { code: 'F201', meaning: 'no rental, vehicle or branch given', retryable: false, httpStatus: 422, source: 'spec', when: 'POST /issues naming none of branchId, rentalId, bookingId and vehicleId (the issue\'s branch comes from them)' },
     'F202': { code: 'F202', meaning: 'issue needs an affected user for the invoice', retryable: false, httpStatus: 422, source: 'spec', when: 'POST /issues/{issueId}/invoices on an issue without guserId' },
     'F203': { code: 'F203', meaning: 'create the invoice first', retryable: false, httpStatus: 409, source: 'spec', when: 'POST /issues/{issueId}/invoices/{invoiceId}/bill with an invoice that is not one of the issue\'s' },
     'F204': { code: 'F204', meaning: 'deposit too small', retryable: false, httpStatus: 422, source: 'spec', when: 'billing an issue invoice with chargeAgainstDeposit when the issue links no deposit, the deposit was released, is in another currency, or what it has left does not cover the invoice\'s gross' },

@@ -43,18 +43,19 @@ const EXTRA_CUSTOMERS = 20;
 const MAX_AUTH_ONLY_OPERATIONS = 5;
 const FUZZ_CASES_PER_DOCUMENT = Number(process.env.FLEETFLOW_FUZZ_CASES ?? 1500);
 /**
- * Resources (first path segment below /back) of the operator document's second shard: finance, whose
- * bodies make a long coverage phase; each of its linked operations stays inside (invoices → bill → refund,
- * balances → settle → payments).
+ * Resources (first path segment below /back) of the operator document's second shard: finance and tasks,
+ * whose bodies make a long coverage phase; each of their linked operations stays inside (invoices → bill
+ * → refund, balances → settle → payments, tasks → recurring tasks: the stateful phase needs links).
  */
-const FINANCE = '^/v1/[^/]+/back/(invoices|payments|balances|payment-gateways|revenue-centers)(/|$)';
+const FINANCE =
+  '^/v1/[^/]+/back/(invoices|payments|balances|payment-gateways|revenue-centers|tasks|task-categories)(/|$)';
 /**
- * The third shard's resources: work queues (tasks → recurring tasks, issues → comments and invoices),
- * files, exports and platform webhooks. The first shard holds the rest, fleet and rentals with their links
- * (adminAddRental → getRental, rentalOperation, cancelReservation, entityEvents) included.
+ * The third shard's resources: issues (→ comments and invoices), files, exports and platform webhooks.
+ * The first shard holds the rest, fleet and rentals with their links (adminAddRental → getRental,
+ * rentalOperation, cancelReservation, entityEvents) included.
  */
 const WORK_AND_DATA =
-  '^/v1/[^/]+/back/(tasks|task-categories|issues|files|exports|export-settings|report-queries|webhook-subscriptions)(/|$)';
+  '^/v1/[^/]+/back/(issues|files|exports|export-settings|report-queries|webhook-subscriptions)(/|$)';
 
 /** One `st run`: a document, or a shard of it by path. */
 interface FuzzRun {
@@ -78,7 +79,7 @@ interface FuzzRun {
  */
 const FUZZ_RUNS: readonly FuzzRun[] = [
   {
-    name: 'operator API, all but finance, work and data',
+    name: 'operator API, all but finance, tasks, issues, files, exports and webhooks',
     document: 'back',
     filter: ['--exclude-path-regex', `${FINANCE}|${WORK_AND_DATA}`],
     expectsLinks: true,
@@ -91,20 +92,20 @@ const FUZZ_RUNS: readonly FuzzRun[] = [
     excludeChecks: ['ensure_resource_availability'],
   },
   {
-    name: 'operator API, finance',
+    name: 'operator API, finance and tasks',
     document: 'back',
     filter: ['--include-path-regex', FINANCE],
     expectsLinks: false,
-    // As above: linked updates name other resources in their bodies (a line item its template) and answer
-    // 404 with that resource's code.
+    // As above: linked updates name other resources in their bodies (a line item its template, a task its
+    // category) and answer 404 with that resource's code.
     excludeChecks: ['ensure_resource_availability'],
   },
   {
-    name: 'operator API, work queues, files, exports and webhooks',
+    name: 'operator API, issues, files, exports and webhooks',
     document: 'back',
     filter: ['--include-path-regex', WORK_AND_DATA],
     expectsLinks: false,
-    // As above (a task names its category, an issue its rental, vehicle or damage).
+    // As above (an issue names its rental, vehicle or damage).
     excludeChecks: ['ensure_resource_availability'],
   },
   { name: 'app API', document: 'front', filter: [], expectsLinks: false, excludeChecks: [] },

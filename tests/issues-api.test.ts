@@ -133,7 +133,7 @@ describe('issues over HTTP', () => {
   });
 
   test('lifecycle: create (branch from the vehicle), the allowed moves, refused ones, close and reopen', async () => {
-    expectError(await createIssue({ title: 'Nowhere', category: 'FINE' }), 400, 'F201');
+    expectError(await createIssue({ title: 'Nowhere', category: 'FINE' }), 422, 'F201');
     const created = await createIssue({
       title: '  Parking fine Alexanderplatz ',
       category: 'FINE',
