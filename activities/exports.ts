@@ -190,6 +190,7 @@ export function createExportActivities(deps: ExportActivityDeps) {
     async writeExportFile(input: { tenant: string; runId: number }): Promise<{ rows: number; size: number }> {
       return asActivity(() =>
         withHeartbeat(async () => {
+          const context = Context.current();
           const em = tenantEm(orm, input.tenant);
           const { run, definition } = await runAndExport(em, input.runId);
           if (run.state === 'SUCCEEDED') return { rows: run.rowCount ?? 0, size: run.byteSize ?? 0 };
@@ -223,7 +224,8 @@ export function createExportActivities(deps: ExportActivityDeps) {
                 contentType: 'text/csv; charset=utf-8',
                 contentDisposition: `attachment; filename="${fileName}"`,
               }),
-            (rows) => Context.current().heartbeat({ rows }),
+            // Told from the stream's events, outside the activity's async context: the context taken here.
+            (bytes) => context.heartbeat({ bytes }),
           );
         }),
       );

@@ -1,8 +1,9 @@
 // The SQL of each report query (domain/exports.ts names the reports and their columns; the types below
 // make every report list exactly those columns, in that order). Every value is selected as text, so the
-// driver parses nothing and the CSV writes what PostgreSQL formatted: instants as ISO 8601 UTC with
-// milliseconds, decimals exactly as stored, JSON as JSON text. Parameters: $1 tenant, $2 branch ids
-// (with their descendants), $3 and $4 the period [from, to) (null: unbounded).
+// CSV holds what PostgreSQL formatted: instants as ISO 8601 UTC with milliseconds, decimals exactly as
+// stored, JSON as JSON text, booleans `true`/`false`; an empty text is selected as null (both are an
+// empty field). Parameters: $1 tenant, $2 branch ids (with their descendants), $3 and $4 the period
+// [from, to) (null: unbounded); `reportCopySql` writes them in as quoted literals for COPY.
 import { reportQueries, type ReportColumnName, type ReportKey } from '../domain/exports.js';
 
 /** An instant as ISO 8601 UTC text with milliseconds. */
@@ -311,15 +312,54 @@ const sqlByKey: { [K in ReportKey]: ReportSql<K> } = {
   tasks,
 };
 
-/** The report's select statement, every column as text, in the catalogue's order ($1…$4 as above). */
+/**
+ * The report's select statement, every column as text (an empty text as null, so both are an empty
+ * CSV field), in the catalogue's order ($1…$4 as above).
+ */
 export function reportSql(key: ReportKey): string {
   const report = reportQueries.find((query) => query.key === key)!;
   const sql = sqlByKey[key] as ReportSql<ReportKey>;
   const columns = sql.columns as Record<string, string>;
   const select = report.columns
-    .map((column) => `(${columns[column.name]})::text as "${column.name}"`)
+    .map((column) => `nullif((${columns[column.name]})::text, '') as "${column.name}"`)
     .join(', ');
   return `select ${select} ${sql.from} order by ${sql.orderBy}`;
+}
+
+/** The parameters of a report's statement: tenant, branches, period bounds. */
+export interface ReportParameters {
+  tenant: string;
+  branchIds: readonly number[];
+  from: Date | null;
+  to: Date | null;
+}
+
+/**
+ * `COPY (the report's statement) TO STDOUT (FORMAT csv)` with its parameters written in (COPY takes no
+ * bind parameters): the tenant and the period bounds as literals quoted by `quoteLiteral` (the driver's
+ * `escapeLiteral`), the branch ids as checked integers. Each `$n` of the statement is replaced in one
+ * pass, so nothing a value contains is read as SQL or as another placeholder.
+ */
+export function reportCopySql(
+  key: ReportKey,
+  parameters: ReportParameters,
+  quoteLiteral: (value: string) => string,
+): string {
+  for (const id of parameters.branchIds)
+    if (!Number.isSafeInteger(id)) throw new TypeError(`branch id ${String(id)} is not an integer`);
+  const instant = (at: Date | null): string => {
+    if (at === null) return 'null';
+    if (Number.isNaN(at.getTime())) throw new TypeError('an invalid period bound');
+    return quoteLiteral(at.toISOString());
+  };
+  const literals: Record<string, string> = {
+    $1: quoteLiteral(parameters.tenant),
+    $2: `array[${parameters.branchIds.join(',')}]`,
+    $3: instant(parameters.from),
+    $4: instant(parameters.to),
+  };
+  const select = reportSql(key).replace(/\$[1-4](?![0-9])/g, (placeholder) => literals[placeholder]!);
+  return `copy (${select}) to stdout (format csv)`;
 }
 
 /** The catalogue's column names of a report, in CSV order. */

@@ -1,15 +1,17 @@
 // The exports domain's queries: whether an export's owner still may read its branches (checked by each
-// run), the branches a run covers, the CSV stream of a report from a server-side cursor, and the files
-// whose retention lapsed.
-import { once } from 'node:events';
-import type { Readable } from 'node:stream';
-import Cursor from 'pg-cursor';
-import { stringify } from 'csv-stringify';
+// run), the branches a run covers, the CSV stream of a report (`COPY … TO STDOUT`), and the files whose
+// retention lapsed.
+import { PassThrough, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { to as copyTo } from 'pg-copy-streams';
+import { stringify } from 'csv-stringify/sync';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { grantsAllow, type Grant } from '../domain/permissions.js';
 import type { ReportKey } from '../domain/exports.js';
 import { branchAncestry, branchWithDescendants } from './branches.js';
-import { reportColumnNames, reportSql } from './export-queries.js';
+import { reportColumnNames, reportCopySql, type ReportParameters } from './export-queries.js';
+
+export type { ReportParameters } from './export-queries.js';
 
 /** The permission a run's owner needs on every branch of the export. */
 export const EXPORT_READ = 'EXPORT_READ';
@@ -74,87 +76,83 @@ export async function coveredBranches(
   return [...all].sort((a, b) => a - b);
 }
 
-/** Rows fetched from the cursor per round trip. */
-export const EXPORT_CURSOR_BATCH = 2_000;
-
-/** A pooled pg connection as the cursor needs it. */
+/** A pooled pg connection as the COPY stream needs it. */
 interface PooledClient {
-  query<T>(cursor: T): T;
+  query<T>(submittable: T): T;
+  escapeLiteral(value: string): string;
   release(error?: Error): void;
 }
 
-/** The parameters of a report's statement: tenant, branches, period bounds. */
-export interface ReportParameters {
-  tenant: string;
-  branchIds: readonly number[];
-  from: Date | null;
-  to: Date | null;
-}
+/** How many bytes pass between two progress reports. */
+const PROGRESS_EVERY_BYTES = 4 * 1024 * 1024;
 
 /**
- * Streams a report as CSV (csv-stringify, comma delimiter, a header line with the catalogue's column
- * names) into `consume`, which reads the stream (the object store's multipart upload): rows come from a
- * server-side cursor `EXPORT_CURSOR_BATCH` at a time, and the writer waits whenever the consumer is
- * behind, so memory holds a batch and the upload's parts, never the result. `progress` is told the rows
- * written after each batch (heartbeats).
+ * Streams a report as CSV into `consume`, which reads the stream (the object store's multipart upload):
+ * a header line with the catalogue's column names (csv-stringify, comma delimiter), then the rows as
+ * PostgreSQL writes them with `COPY (the report's statement) TO STDOUT (FORMAT csv)` — the same
+ * delimiter, quoting (a value with a comma, a quote, CR or LF is quoted, quotes doubled) and line ends
+ * csv-stringify writes. The bytes are piped with backpressure: when the consumer is behind, the socket
+ * is not read, so memory holds the stream buffers and the upload's parts, never the result. The rows are
+ * the count PostgreSQL reports for the COPY (one statement: one snapshot). `progress` is told the
+ * bytes written at the first data and then every few MiB (heartbeats), from the stream's events — not
+ * in the caller's async context.
  */
 export async function streamReportCsv(
   em: EntityManager,
   key: ReportKey,
   parameters: ReportParameters,
   consume: (csv: Readable) => Promise<{ size: number }>,
-  progress?: (rows: number) => void,
+  progress?: (bytes: number) => void,
 ): Promise<{ rows: number; size: number }> {
   const pool = (await em.getConnection().getNativeClient()) as unknown as {
     connect(): Promise<PooledClient>;
   };
   const client = await pool.connect();
-  const csv = stringify({ delimiter: ',', header: true, columns: reportColumnNames(key) });
   let failed: Error | undefined;
   try {
-    const consumed = consume(csv);
-    // A consumer that fails stops reading: stop writing too instead of waiting for a drain.
-    const consumerFailed = consumed.then(
-      () => new Promise<never>(() => undefined),
-      (error: Error) => {
-        throw error;
-      },
-    );
-    consumerFailed.catch(() => undefined);
-    const cursor = client.query(
-      new Cursor<string[]>(
-        reportSql(key),
-        [
-          parameters.tenant,
-          [...parameters.branchIds],
-          parameters.from?.toISOString() ?? null,
-          parameters.to?.toISOString() ?? null,
-        ],
-        { rowMode: 'array' },
-      ),
-    );
-    let rows = 0;
-    try {
-      for (;;) {
-        const batch = await Promise.race([cursor.read(EXPORT_CURSOR_BATCH), consumerFailed]);
-        if (batch.length === 0) break;
-        for (const row of batch)
-          if (!csv.write(row)) await Promise.race([once(csv, 'drain'), consumerFailed]);
-        rows += batch.length;
-        progress?.(rows);
-      }
-      csv.end();
-    } catch (error) {
-      failed = error as Error;
-      csv.destroy(failed);
+    const sql = reportCopySql(key, parameters, (value) => client.escapeLiteral(value));
+    const copy = client.query(copyTo(sql));
+    // The COPY's row count arrives with its CommandComplete, which may follow the last data: wait for
+    // the statement's end (ReadyForQuery) before reading it.
+    const statementEnded = new Promise<void>((resolve) => {
+      const handle = copy.handleReadyForQuery.bind(copy);
+      copy.handleReadyForQuery = () => {
+        handle();
+        resolve();
+      };
+    });
+    const csv = new PassThrough();
+    csv.write(stringify([reportColumnNames(key)], { delimiter: ',' }));
+    const piped = pipeline(copy, csv);
+    let bytes = 0;
+    let reported = 0;
+    if (progress)
+      copy.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (reported !== 0 && bytes - reported < PROGRESS_EVERY_BYTES) return;
+        try {
+          progress((reported = bytes));
+        } catch (error) {
+          // Called from the stream's event: a fault ends the COPY instead of escaping the process.
+          copy.destroy(error as Error);
+        }
+      });
+    // A consumer that fails stops reading: end the COPY instead of waiting for it to read again.
+    const consumed = consume(csv).catch((error: Error) => {
+      csv.destroy(error);
       throw error;
-    } finally {
-      await cursor.close().catch(() => undefined);
-    }
-    const { size } = await consumed;
-    return { rows, size };
+    });
+    const [copied, stored] = await Promise.allSettled([piped, consumed]);
+    // The pipeline holds the first fault (the COPY's, or the consumer's that ended it).
+    if (copied.status === 'rejected') throw copied.reason;
+    if (stored.status === 'rejected') throw stored.reason;
+    await statementEnded;
+    return { rows: copy.rowCount ?? 0, size: stored.value.size };
+  } catch (error) {
+    failed = error as Error;
+    throw error;
   } finally {
-    // A connection whose cursor broke is discarded rather than reused.
+    // A connection whose COPY was cut is discarded rather than reused.
     client.release(failed);
   }
 }

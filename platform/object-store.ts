@@ -35,8 +35,10 @@ export interface ObjectStore {
   /** Removes an object (nothing when it is absent). */
   delete(key: string): Promise<void>;
   /**
-   * Stores a stream of unknown length as a multipart upload (`@aws-sdk/lib-storage`; parts of 8 MiB,
-   * overwriting an object with the same key); resolves with the bytes stored. Exports write their CSV so.
+   * Stores a stream of unknown length as a multipart upload (`@aws-sdk/lib-storage`, overwriting an object
+   * with the same key); resolves with the bytes stored. The stream is read only as fast as parts are
+   * sent: memory holds `STREAM_QUEUE_SIZE` parts in flight and the one being filled (parts of
+   * `STREAM_PART_BYTES`, so an object of at most 10,000 parts, ~48 GiB). Exports write their CSV so.
    */
   putStream(
     key: string,
@@ -44,6 +46,12 @@ export interface ObjectStore {
     options: { contentType: string; contentDisposition?: string },
   ): Promise<{ size: number }>;
 }
+
+/** The part size of `putStream`'s multipart uploads: S3's minimum, 5 MiB (the last part may be smaller). */
+export const STREAM_PART_BYTES = 5 * 1024 * 1024;
+
+/** How many parts of one `putStream` are sent at once. */
+export const STREAM_QUEUE_SIZE = 2;
 
 /** Where the object store is and how to sign for it. */
 export interface S3Settings {
@@ -159,8 +167,8 @@ export function s3ObjectStore(settings: S3Settings): S3ObjectStore {
           ContentType: contentType,
           ContentDisposition: contentDisposition,
         },
-        partSize: 8 * 1024 * 1024,
-        queueSize: 2,
+        partSize: STREAM_PART_BYTES,
+        queueSize: STREAM_QUEUE_SIZE,
         leavePartsOnError: false,
       });
       await upload.done();

@@ -10,6 +10,9 @@ import { Role } from '../db/entities/Role.js';
 import { RoleAssignment } from '../db/entities/RoleAssignment.js';
 import { reportQueries } from '../domain/exports.js';
 import { configuredObjectStore } from '../composition/object-store.js';
+import { stringify } from 'csv-stringify/sync';
+import { streamReportCsv } from '../db/exports.js';
+import { reportColumnNames, reportCopySql, reportSql } from '../db/export-queries.js';
 import { hashSecret } from '../platform/secrets.js';
 import {
   EXPORT_RETENTION_WORKFLOW_TYPE,
@@ -247,6 +250,79 @@ test('an operator exports only branches they may read, checked again when a run 
   expect(failed.body).toMatchObject({ state: 'FAILED', errorCode: 'EX403', exportUrl: null });
   expect((await call('GET', back(`/exports/runs/${again.body.id}/deliveries`))).body).toEqual([]);
 }, 60_000);
+
+test('the file is csv-stringify’s rendering of the rows, byte for byte; parameters are literals, never SQL', async () => {
+  const em = session.em();
+  const { tenant, branchId } = session.seed;
+  // Values CSV writers disagree on, in a period of their own (2001) so nothing else falls in it.
+  const texts = [
+    '',
+    null,
+    'a,b',
+    'say "hi"',
+    'line\nbreak',
+    'carriage\rreturn',
+    'crlf\r\nend',
+    '\\.',
+    ' padded ',
+    "o'clock \\ back",
+    '$1 $2::int[]',
+    'ünïcödé ✓ 日本',
+    '=1+2',
+    '"',
+  ];
+  for (const [i, text] of texts.entries())
+    await em.execute(
+      `insert into event (tenant_id, type, created_at, branch_id, admin_subject, description, payload)
+       values (?, 'TEST_EVENT', timestamptz '2001-01-01T00:00:00Z' + ? * interval '1 second', ?, ?, ?, cast(? as jsonb))`,
+      [tenant, i, branchId, text === null ? null : '', text, JSON.stringify({ text, n: i })],
+    );
+  const period = { from: new Date('2001-01-01T00:00:00Z'), to: new Date('2001-01-02T00:00:00Z') };
+  const parameters = { tenant, branchIds: [branchId], ...period };
+  const collect = async (values: typeof parameters) => {
+    let bytes = Buffer.alloc(0);
+    const result = await streamReportCsv(em, 'events', values, async (csv) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of csv) chunks.push(chunk as Buffer);
+      bytes = Buffer.concat(chunks);
+      return { size: bytes.length };
+    });
+    return { ...result, bytes };
+  };
+  const exported = await collect(parameters);
+  // What csv-stringify writes for the same statement's rows (the export's former path).
+  const pool = (await em.getConnection().getNativeClient()) as unknown as {
+    query(text: string, values: unknown[]): Promise<{ rows: Record<string, string | null>[] }>;
+  };
+  const { rows } = await pool.query(reportSql('events'), [
+    tenant,
+    [branchId],
+    period.from.toISOString(),
+    period.to.toISOString(),
+  ]);
+  expect(rows).toHaveLength(texts.length);
+  const expected = stringify(rows, { delimiter: ',', header: true, columns: reportColumnNames('events') });
+  expect(exported.bytes.toString('utf8')).toBe(expected);
+  expect({ rows: exported.rows, size: exported.size }).toEqual({
+    rows: texts.length,
+    size: Buffer.byteLength(expected),
+  });
+  // An empty text and a null are both an empty field; JSON is quoted with its quotes doubled.
+  expect(exported.bytes.toString('utf8').split('\n')[1]).toMatch(
+    /^\d+,TEST_EVENT,2001-01-01T00:00:00\.000Z,\d+,,,,,,,"\{""n"": 0, ""text"": """"\}"$/,
+  );
+
+  // Hostile parameter values are quoted literals: they match nothing instead of widening the filter.
+  for (const value of ["x' or true or '", "x\\' or true --", '$2', "bench'); drop table event; --"])
+    expect((await collect({ ...parameters, tenant: value })).rows).toBe(0);
+  const quote = (value: string) => `'${value}'`;
+  expect(() => reportCopySql('events', { ...parameters, branchIds: [1.5] }, quote)).toThrow(TypeError);
+  expect(() => reportCopySql('events', { ...parameters, branchIds: [Number.NaN] }, quote)).toThrow(TypeError);
+  expect(() => reportCopySql('events', { ...parameters, from: new Date('nope') }, quote)).toThrow(TypeError);
+  expect(reportCopySql('events', { ...parameters, from: null, to: null }, quote)).toMatch(
+    /^copy \(select .* from event x where x\.tenant_id = '.+' and x\.branch_id = any\(array\[\d+\]::int\[\]\) and \(null::timestamptz is null/,
+  );
+});
 
 test('hostile input on every route, and another tenant’s ids', async () => {
   const created = await call('POST', back('/exports'), {
