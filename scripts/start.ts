@@ -209,7 +209,7 @@ fleetflow is running (Ctrl-C stops everything)
 
   Operator API   ${base}/v1/${DEMO_TENANT}/back
   App API        ${base}/v1/${DEMO_TENANT}/front
-  API docs       ${base}/docs/back   ${base}/docs/front
+  API docs       ${base}/docs/back   ${base}/docs/front   ${base}/docs/maintenance
   Temporal UI    ${infra.temporalUiUrl ?? '(external Temporal: use its UI)'}
   Metrics        ${base}/metrics (API)   http://localhost:${workerMetricsPort()}/metrics (worker)
   MQTT broker    ${infra.mqttUrl}
