@@ -3,12 +3,10 @@
 // with one file (the object key is the run's, the retried upload overwrote it), one SUCCEEDED row, and
 // one notification: the receiver saw the same webhook-id twice (attempt 1 cut off, attempt 2 answered),
 // which is what receivers de-duplicate on.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { Client, Connection } from '@temporalio/client';
 import { DataExport } from '../db/entities/DataExport.js';
@@ -28,8 +26,8 @@ import {
   type ExportRunResult,
 } from '../workflows/export.messages.js';
 import { uniqueTenant } from './support/stack.js';
+import { startWorkerProcess as startWorkerProcessOf, killWorkerProcess } from './support/worker-process.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const taskQueue = `export-recovery-${randomBytes(3).toString('hex')}`;
 const workers: ChildProcess[] = [];
 const EVENTS = 400_000;
@@ -45,44 +43,17 @@ let holdFirst = true;
 
 /** Starts `composition/worker-main.ts` as its own process and resolves once it polls the task queue. */
 async function startWorkerProcess(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'composition/worker-main.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
+  return startWorkerProcessOf(
+    {
       TEMPORAL_TASK_QUEUE: taskQueue,
+      // Its starters pick up this suite's tenant only, not the tenants of suites running beside it.
       WORKER_STARTER_TENANTS: seed.tenant,
-      WORKER_METRICS_PORT: '0',
-      LOG_LEVEL: 'info',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  workers.push(child);
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 90_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('worker polling its task queue')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`worker exited with ${code}:\n${output}`));
-    });
-  });
-  child.removeAllListeners('exit');
-  return child;
+    workers,
+  );
 }
 
-async function kill(worker: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => worker.once('exit', resolve));
-  worker.kill('SIGKILL');
-  await exited;
-}
+const kill = killWorkerProcess;
 
 /** Polls until `probe` answers something truthy. */
 async function eventually<T>(probe: () => Promise<T | undefined | null | false>, what: string): Promise<T> {

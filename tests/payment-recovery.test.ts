@@ -3,10 +3,8 @@
 // middle of a refund (the gateway's refund blocked on its charge's row); a new worker process resumes
 // each, and each reached the gateway exactly once (one sandbox_gateway_operation row per key, one refund
 // taken from the charge).
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { Invoice } from '../db/entities/Invoice.js';
 import { InvoiceLine } from '../db/entities/InvoiceLine.js';
@@ -29,8 +27,7 @@ import {
   payingCustomer,
   type FinanceBackend,
 } from './support/payments.js';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+import { startWorkerProcess as startWorkerProcessOf, killWorkerProcess } from './support/worker-process.js';
 
 let orm: MikroORM;
 let seed: SeededTenant;
@@ -44,47 +41,19 @@ const holders: ReturnType<MikroORM['em']['fork']>[] = [];
 
 /** Starts `composition/worker-main.ts` as its own process and resolves once it polls the task queue. */
 async function startWorkerProcess(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'composition/worker-main.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
+  return startWorkerProcessOf(
+    {
       TEMPORAL_TASK_QUEUE: taskQueue,
       // Its starters pick up this suite's tenant only, not the tenants of suites running beside it.
       WORKER_STARTER_TENANTS: seed.tenant,
-      WORKER_METRICS_PORT: '0',
-      LOG_LEVEL: 'info',
       // The timeout token's first call hangs this long: long enough to be killed in the middle of it.
       SANDBOX_GATEWAY_TIMEOUT_MS: '120000',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  workers.push(child);
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 90_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('worker polling its task queue')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`worker exited with ${code}:\n${output}`));
-    });
-  });
-  child.removeAllListeners('exit');
-  return child;
+    workers,
+  );
 }
 
-async function kill(worker: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => worker.once('exit', resolve));
-  worker.kill('SIGKILL');
-  await exited;
-}
+const kill = killWorkerProcess;
 
 /** Polls until `probe` answers something truthy. */
 async function eventually<T>(probe: () => Promise<T | undefined | null | false>, what: string): Promise<T> {

@@ -7,11 +7,9 @@
 // Either way the due point ends with exactly one child and one TASK_CREATED event, and the workflow answers
 // that child. The due workflows are started as the schedule's firings start them (its action: type, args,
 // task queue, id plus the scheduled time).
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client, Connection, type ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
 import { RecurringTask } from '../db/entities/RecurringTask.js';
 import { Task } from '../db/entities/Task.js';
@@ -26,8 +24,7 @@ import type { recurringTaskDueWorkflow } from '../workflows/work.js';
 import { uniqueTenant } from './support/stack.js';
 import { connectOrm } from '../composition/orm.js';
 import { seedTenant } from '../composition/seed.js';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+import { startWorkerProcess as startWorkerProcessOf, killWorkerProcess } from './support/worker-process.js';
 
 let orm: MikroORM;
 let seed: SeededTenant;
@@ -86,46 +83,18 @@ async function temporalProxy(target: string): Promise<TemporalProxy> {
 
 /** Starts `composition/worker-main.ts` as its own process and resolves once it polls the task queue. */
 async function startWorkerProcess(temporalAddress: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'composition/worker-main.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
+  return startWorkerProcessOf(
+    {
       TEMPORAL_ADDRESS: temporalAddress,
       TEMPORAL_TASK_QUEUE: taskQueue,
       // Its starters pick up this suite's tenant only, not the tenants of suites running beside it.
       WORKER_STARTER_TENANTS: seed.tenant,
-      WORKER_METRICS_PORT: '0',
-      LOG_LEVEL: 'info',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  workers.push(child);
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 90_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('worker polling its task queue')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`worker exited with ${code}:\n${output}`));
-    });
-  });
-  child.removeAllListeners('exit');
-  return child;
+    workers,
+  );
 }
 
-async function kill(worker: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => worker.once('exit', resolve));
-  worker.kill('SIGKILL');
-  await exited;
-}
+const kill = killWorkerProcess;
 
 /** Polls until `probe` answers something truthy. */
 async function eventually<T>(probe: () => Promise<T | undefined | null | false>, what: string): Promise<T> {

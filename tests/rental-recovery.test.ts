@@ -1,9 +1,7 @@
 // Crash recovery: the worker process is killed (SIGKILL) while a rental's START waits for the vehicle; a
 // new worker process resumes the rental, the device applies the UNLOCK once, and the rental completes.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { Rental } from '../db/entities/Rental.js';
 import { Vehicle } from '../db/entities/Vehicle.js';
@@ -23,8 +21,7 @@ import type { rentalWorkflow } from '../workflows/rental.js';
 import { uniqueTenant } from './support/stack.js';
 import { connectOrm } from '../composition/orm.js';
 import { seedTenant } from '../composition/seed.js';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+import { startWorkerProcess as startWorkerProcessOf } from './support/worker-process.js';
 
 let orm: MikroORM;
 let seed: SeededTenant;
@@ -40,40 +37,16 @@ const workers: ChildProcess[] = [];
  * really kills the worker) and resolves once it polls the task queue.
  */
 async function startWorkerProcess(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'composition/worker-main.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
+  return startWorkerProcessOf(
+    {
       TEMPORAL_TASK_QUEUE: taskQueue,
       // Its starters pick up this suite's tenant only, not the tenants of suites running beside it.
       WORKER_STARTER_TENANTS: seed.tenant,
       MQTT_URL: broker.url,
-      WORKER_METRICS_PORT: '0',
-      LOG_LEVEL: 'info',
       VEHICLE_COMMAND_TIMEOUT_MS: '8000',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  workers.push(child);
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 90_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('worker polling its task queue')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`worker exited with ${code}:\n${output}`));
-    });
-  });
-  child.removeAllListeners('exit');
-  return child;
+    workers,
+  );
 }
 
 beforeAll(async () => {
