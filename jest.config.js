@@ -12,6 +12,7 @@ const unitSuites = [
   'fleet-rules',
   'geography-rules',
   'rental-requirements-rules',
+  'maintenance-rules',
   // Replays tests/histories in-process: a replay worker needs no Temporal server.
   'replay',
 ];
