@@ -33,6 +33,8 @@ function rssSampler() {
 
 async function main(): Promise<void> {
   process.env.LOG_LEVEL ??= 'warn';
+  // The receiver listens on 127.0.0.1, a target the sender refuses unless allowed.
+  process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS ??= 'true';
   const args = process.argv.slice(2);
   const rows = Number(args[0] ?? 1_000_000);
   const deliveries = Number(args[1] ?? 2_000);

@@ -1,9 +1,10 @@
 // Outgoing webhooks in the Standard Webhooks scheme (https://www.standardwebhooks.com): the headers of one
 // attempt, signed with the `standardwebhooks` library (`v1,` + base64 HMAC-SHA256 over
-// `{webhook-id}.{webhook-timestamp}.{body}` with the base64-decoded `whsec_` secret), and one POST with a
-// timeout whose outcome says whether it may be retried. Reusable by any sender (exports today).
+// `{webhook-id}.{webhook-timestamp}.{body}` with the base64-decoded `whsec_` secret), and one guarded POST
+// with a timeout whose outcome says whether it may be retried. Reusable by any sender (exports today).
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import { postWebhook as postGuarded } from './webhook-http.js';
 
 /** A new signing secret: `whsec_` + base64 of 32 random bytes (shown once, stored as issued). */
 export function newWebhookSecret(): string {
@@ -57,9 +58,11 @@ export type WebhookAttemptResult =
   | { outcome: 'TIMEOUT'; error: string };
 
 /**
- * POSTs the body once, redirects not followed, waiting at most `timeoutMs` for the status line. A 2xx is
- * DELIVERED; any other status is HTTP_ERROR (final: the spec never retries an answer, 5xx included); a
- * refused or broken connection is NETWORK_ERROR, no answer in time TIMEOUT (both retried by the caller).
+ * POSTs the body once through the platform's guarded sender (platform/webhook-http.ts: redirects not
+ * followed, private and loopback targets refused unless WEBHOOK_ALLOW_PRIVATE_TARGETS is set, the host's
+ * resolved addresses checked too). A 2xx is DELIVERED; any other status is HTTP_ERROR (final: the spec
+ * never retries an answer, 5xx included); a refused target or broken connection is NETWORK_ERROR, no answer
+ * in time TIMEOUT (both retried by the caller).
  */
 export async function postWebhook(
   url: string,
@@ -67,29 +70,11 @@ export async function postWebhook(
   headers: Record<string, string>,
   timeoutMs: number,
 ): Promise<WebhookAttemptResult> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
-  try {
-    const response = await fetch(url, {
-      method: 'POST',
-      body,
-      headers,
-      redirect: 'manual',
-      signal: controller.signal,
-    });
-    // The body is not read: only the status counts; cancelling frees the connection.
-    await response.body?.cancel().catch(() => undefined);
-    return response.status >= 200 && response.status < 300
-      ? { outcome: 'DELIVERED', httpStatus: response.status }
-      : { outcome: 'HTTP_ERROR', httpStatus: response.status };
-  } catch (error) {
-    if (controller.signal.aborted) return { outcome: 'TIMEOUT', error: `no answer within ${timeoutMs} ms` };
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    return {
-      outcome: 'NETWORK_ERROR',
-      error: String(cause?.code ?? cause?.message ?? (error as Error).message).slice(0, 500),
-    };
-  } finally {
-    clearTimeout(timer);
-  }
+  const result = await postGuarded(url, body, headers, { timeoutMs });
+  if (result.status !== null)
+    return result.status >= 200 && result.status < 300
+      ? { outcome: 'DELIVERED', httpStatus: result.status }
+      : { outcome: 'HTTP_ERROR', httpStatus: result.status };
+  const error = (result.error ?? 'no answer').slice(0, 500);
+  return result.timedOut ? { outcome: 'TIMEOUT', error } : { outcome: 'NETWORK_ERROR', error };
 }

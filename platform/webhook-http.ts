@@ -135,6 +135,8 @@ export interface WebhookPostResult {
   excerpt: string | null;
   error: string | null;
   durationMs: number;
+  /** Whether no answer came within the time limit (as opposed to a refused target or broken connection). */
+  timedOut: boolean;
 }
 
 /**
@@ -154,11 +156,13 @@ export function postWebhook(
     status: number | null,
     excerpt: string | null,
     error: string | null,
+    timedOut = false,
   ): WebhookPostResult => ({
     status,
     excerpt,
     error,
     durationMs: Math.round(performance.now() - started),
+    timedOut,
   });
   const refusal = webhookTargetRefusal(url, allowPrivate);
   if (refusal) return Promise.resolve(finish(null, null, `target refused: ${refusal.reason}`));
@@ -200,10 +204,12 @@ export function postWebhook(
         response.on('error', (error) => settle(finish(response.statusCode ?? null, null, error.message)));
       },
     );
+    let timedOut = false;
     const timer = setTimeout(() => {
+      timedOut = true;
       request.destroy(new Error(`no answer within ${options.timeoutMs} ms`));
     }, options.timeoutMs);
-    request.on('error', (error) => settle(finish(null, null, error.message.slice(0, 1000))));
+    request.on('error', (error) => settle(finish(null, null, error.message.slice(0, 1000), timedOut)));
     request.end(body);
   });
 }

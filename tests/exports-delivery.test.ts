@@ -32,6 +32,9 @@ interface Received {
 /** What the receiver does with the n-th request (0-based) of a path. */
 type Behaviour = (index: number) => 'drop' | number;
 
+// The receiver listens on 127.0.0.1, a target refused unless allowed (tests/exports.test.ts checks the refusal).
+process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'true';
+
 let session: Session;
 let receiver: http.Server;
 let receiverUrl: string;

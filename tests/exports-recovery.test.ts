@@ -48,6 +48,8 @@ async function startWorkerProcess(): Promise<ChildProcess> {
       TEMPORAL_TASK_QUEUE: taskQueue,
       // Its starters pick up this suite's tenant only, not the tenants of suites running beside it.
       WORKER_STARTER_TENANTS: seed.tenant,
+      // The receiver listens on 127.0.0.1.
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     },
     workers,
   );

@@ -20,6 +20,7 @@ import {
   exportScheduleId,
   exportScheduleOptions,
 } from '../../../workflows/export.messages.js';
+import { webhookTargetRefusal } from '../../../platform/webhook-http.js';
 import { created, defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';
 import {
   component,
@@ -109,6 +110,8 @@ function assertTargets(emails: readonly string[], webhookUrl: string | null | un
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     throw new DomainError('EX104', 'webhookUrl must be http or https');
   if (url.username || url.password) throw new DomainError('EX104', 'webhookUrl must not carry credentials');
+  const refusal = webhookTargetRefusal(webhookUrl);
+  if (refusal) throw new DomainError('EX104', `webhookUrl refused: ${refusal.reason}`);
 }
 
 /** The schedule's normalised cron and time zone (EX102, EX103). */
