@@ -17,7 +17,7 @@ import { Payment } from './entities/Payment.js';
 import { UserGroup } from './entities/UserGroup.js';
 import { appendBalanceUpdate, balanceValue } from './balance-ledger.js';
 import { recordEvent } from './events.js';
-import { nextInvoiceNumber } from './invoices.js';
+import { nextInvoiceNumber, recordInvoiceCreated } from './invoices.js';
 import { inTenantTransaction, tenantEm, type MikroORM } from './orm.js';
 import { DomainError } from '../domain/errors.js';
 import { manualAmountProblem, type LedgerTotals } from '../domain/balances.js';
@@ -512,6 +512,12 @@ export async function settleByCollectionInvoice(
     invoiceId: invoice.id,
   });
   await tx.flush();
+  recordInvoiceCreated(tx, invoice, {
+    branchId: null,
+    rentalIds: [],
+    bookingId: null,
+    idempotencyKey: `${invoice.idempotencyKey}:INVOICE_CREATED`,
+  });
   recordEvent(tx, {
     type: 'BALANCE_SETTLED_BY_COLLECTION_INVOICE',
     customerId: balance.customer?.id ?? customerId,

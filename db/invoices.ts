@@ -82,26 +82,45 @@ export async function issueInvoice(
   // The invoice's id goes into its INVOICE_CREATED event (a platform webhook): flushed in the caller's transaction.
   await em.flush();
   const rentalId = subject.rental?.id ?? subject.booking?.rental?.id ?? null;
+  recordInvoiceCreated(em, invoice, {
+    branchId: subject.branchId,
+    rentalIds: rentalId === null ? [] : [rentalId],
+    bookingId: subject.booking?.id ?? null,
+    idempotencyKey: `${subject.idempotencyKey}:INVOICE_CREATED`,
+  });
+  return invoice;
+}
+
+/**
+ * Records an invoice's INVOICE_CREATED event (a platform webhook, docs/webhooks.md) in the caller's unit of
+ * work, once per key: every invoice the platform issues (rental and booking invoices, issue invoices, credit
+ * notes, collection invoices). The invoice must be flushed (its id and totals are the payload's).
+ */
+export function recordInvoiceCreated(
+  em: EntityManager,
+  invoice: Invoice,
+  context: { branchId: number | null; rentalIds: number[]; bookingId: number | null; idempotencyKey: string },
+): void {
   recordEvent(em, {
     type: 'INVOICE_CREATED',
-    createdAt: subject.at,
-    branchId: subject.branchId,
-    customerId: subject.customer.id,
+    createdAt: invoice.issuedAt,
+    branchId: context.branchId,
+    customerId: invoice.customer.id,
     // Not on the rental's or booking's timeline (their event lists stay their own): the ids are in the payload.
     payload: {
       invoiceId: invoice.id,
-      number,
+      number: invoice.number,
       type: invoice.type,
-      businessUnitId: unit.id,
-      rentalIds: rentalId === null ? [] : [rentalId],
-      bookingId: subject.booking?.id ?? null,
+      businessUnitId: invoice.businessUnit.id,
+      rentalIds: context.rentalIds,
+      bookingId: context.bookingId,
+      refundedInvoiceId: invoice.refundedInvoice?.id ?? null,
       currency: invoice.currency,
       totalNet: invoice.totalNet,
       totalTax: invoice.totalTax,
       totalGross: invoice.totalGross,
-      issuedAt: subject.at.toISOString(),
+      issuedAt: invoice.issuedAt.toISOString(),
     },
-    idempotencyKey: `${subject.idempotencyKey}:INVOICE_CREATED`,
+    idempotencyKey: context.idempotencyKey,
   });
-  return invoice;
 }

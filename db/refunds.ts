@@ -10,6 +10,9 @@ import { BalanceUpdate } from './entities/BalanceUpdate.js';
 import { Invoice } from './entities/Invoice.js';
 import { InvoiceLine } from './entities/InvoiceLine.js';
 import { Payment } from './entities/Payment.js';
+import { Rental } from './entities/Rental.js';
+import { Booking } from './entities/Booking.js';
+import { recordInvoiceCreated } from './invoices.js';
 import { appendBalanceUpdate } from './balance-ledger.js';
 import { DomainError } from '../domain/errors.js';
 import { invoiceOperationRefusal, type RefundItem } from '../domain/finance.js';
@@ -201,6 +204,16 @@ export async function recordRefund(em: EntityManager, request: RefundRecordReque
       }),
     );
     invoice.state = 'REFUND_IN_PROGRESS';
+    await em.flush();
+    // The credit note is an invoice too: its INVOICE_CREATED names the invoice it refunds.
+    const rental = invoice.rental ? await em.findOne(Rental, invoice.rental.id) : null;
+    const booking = invoice.booking ? await em.findOne(Booking, invoice.booking.id) : null;
+    recordInvoiceCreated(em, refund, {
+      branchId: rental?.branch.id ?? booking?.branch.id ?? null,
+      rentalIds: rental ? [rental.id] : [],
+      bookingId: booking?.id ?? null,
+      idempotencyKey: `${request.idempotencyKey}:INVOICE_CREATED`,
+    });
     await em.flush();
   }
   // How the money goes back: the gateway's part first, up to what its charge took less earlier refunds.

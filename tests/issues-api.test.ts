@@ -15,6 +15,7 @@ import { Rental } from '../db/entities/Rental.js';
 import { StoredFile } from '../db/entities/StoredFile.js';
 import { Vehicle } from '../db/entities/Vehicle.js';
 import { BusinessUnit } from '../db/entities/BusinessUnit.js';
+import { Event } from '../db/entities/Event.js';
 import { tenantEm } from '../db/orm.js';
 import { issueStates, issueTransitionRefusal, type IssueState } from '../domain/issues.js';
 import { expectError, type CallOptions, type Reply } from './support/http.js';
@@ -423,6 +424,12 @@ describe('issue invoices', () => {
     });
     expect(created.body.title).toBe(`Issue ${issueId}: Flat tyre`);
     const invoiceId = created.body.id;
+    // Its INVOICE_CREATED (a platform webhook) carries the totals the lines made.
+    const [createdEvent] = await tenantEm(session.stack.backend.orm, session.seed.tenant).find(Event, {
+      type: 'INVOICE_CREATED',
+      payload: { invoiceId },
+    });
+    expect(createdEvent?.payload).toMatchObject({ invoiceId, totalGross: '91.90', refundedInvoiceId: null });
     expect((await call('GET', back(`/issues/${issueId}`), { token: operator })).body.invoiceIds).toEqual([
       invoiceId,
     ]);

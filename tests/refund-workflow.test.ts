@@ -2,6 +2,7 @@
 // a partial one (the original stays refundable), partial refunds that add up to the whole and never past
 // it (I127, also when two run at once), refusals (I122 unpaid, I405 foreign line, I131 too many decimals)
 // and a refund the gateway refuses (EXCEPTION_REFUND, not counted by later refunds).
+import { Event } from '../db/entities/Event.js';
 import { Invoice } from '../db/entities/Invoice.js';
 import { InvoiceLine } from '../db/entities/InvoiceLine.js';
 import { tenantEm } from '../db/orm.js';
@@ -102,6 +103,12 @@ test('a full refund: the refunding invoice mirrors the lines negatively, the ori
     currency: invoice.currency,
   });
   expect(refunding.refundedInvoice!.id).toBe(invoice.id);
+  // The credit note's INVOICE_CREATED names the invoice it refunds.
+  const [createdEvent] = await em().find(Event, {
+    type: 'INVOICE_CREATED',
+    payload: { invoiceId: refunding.id },
+  });
+  expect(createdEvent?.payload).toMatchObject({ refundedInvoiceId: invoice.id, totalGross: '-15.00' });
   expect(refunding.settledAt).toBeInstanceOf(Date);
   expect(refunding.paymentReference).toMatch(/^re_sandbox_/);
   const refundLines = await linesOf(refunding.id);

@@ -14,7 +14,7 @@ import { IssueInvoice } from '../../../db/entities/IssueInvoice.js';
 import { Payment } from '../../../db/entities/Payment.js';
 import { UserGroup } from '../../../db/entities/UserGroup.js';
 import { addInvoiceLine } from '../../../db/invoice-edits.js';
-import { nextInvoiceNumber } from '../../../db/invoices.js';
+import { nextInvoiceNumber, recordInvoiceCreated } from '../../../db/invoices.js';
 import { bookAgainstDeposit, releaseDepositBooking } from '../../../db/issues.js';
 import { inTenantTransaction } from '../../../db/orm.js';
 import { recordEvent } from '../../../db/events.js';
@@ -104,6 +104,15 @@ export const createIssueInvoice = defineRoute({
       tx.create(IssueInvoice, { issue: issue.id, invoice, createdBy: ctx.actor });
       await tx.flush();
       for (const line of ctx.body.lines) await addInvoiceLine(tx, invoice.id, line, { actor: ctx.actor });
+      // Its totals as the lines made them, for the INVOICE_CREATED webhook.
+      await tx.refresh(invoice);
+      recordInvoiceCreated(tx, invoice, {
+        branchId: issue.branchId,
+        rentalIds: issue.rentalId != null ? [issue.rentalId] : [],
+        bookingId: issue.bookingId ?? null,
+        idempotencyKey: `${invoice.idempotencyKey}:INVOICE_CREATED`,
+      });
+      await tx.flush();
       return invoice.id;
     });
     const invoice = await ctx.em.findOneOrFail(Invoice, invoiceId, { refresh: true });
