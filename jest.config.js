@@ -13,6 +13,8 @@ const unitSuites = [
   'geography-rules',
   'rental-requirements-rules',
   'maintenance-rules',
+  'voucherables-rules',
+  'subscription-rules',
   // Replays tests/histories in-process: a replay worker needs no Temporal server.
   'replay',
 ];

@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { inTenantTransaction, tenantEm, type EntityManager } from '../db/orm.js';
-import { recordEvent, type EventSink } from '../db/events.js';
+import { eventRecorded, recordEvent, type EventSink } from '../db/events.js';
 import { categoryConfiguration } from '../db/categories.js';
 import {
   applyVehicleReport,
@@ -13,7 +13,6 @@ import {
   type VehicleOperationStep,
   type VehicleReport,
 } from '../domain/vehicle.js';
-import { Event } from '../db/entities/Event.js';
 import { Vehicle } from '../db/entities/Vehicle.js';
 import { VehicleCommand } from '../db/entities/VehicleCommand.js';
 import { VehicleCommandTimeoutError, type VehicleCommandClient } from '../devices/command-client.js';
@@ -336,7 +335,7 @@ export function createFleetActivities(deps: FleetActivityDeps) {
      */
     async applyVehicleActivityStep(input: VehicleActivityStepInput): Promise<void> {
       await inTenantTransaction(orm, input.tenant, async (em) => {
-        if (await em.count(Event, { idempotencyKey: input.idempotencyKey })) return;
+        if (await eventRecorded(em, input.idempotencyKey)) return;
         const vehicle = await em.findOneOrFail(Vehicle, input.vehicleId);
         const { step } = input;
         let type = 'VEHICLE_UPDATE';

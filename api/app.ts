@@ -16,10 +16,12 @@ import { TokenService } from './auth.js';
 import { healthRouter, type ReadinessCheck } from './routes/health.js';
 import { authenticationMiddleware, mountRoutes, RouteTable } from './kernel/mount.js';
 import { speedUpOpenApiValidator } from './kernel/validator-speedups.js';
+import { RateLimits } from './kernel/rate-limits.js';
 import { realCalendarFormats } from './kernel/formats.js';
 import { Registry } from 'prom-client';
 import { createLogger, type Logger } from '../platform/logger.js';
 import { createHttpObservability } from '../platform/http-observability.js';
+import { activeTelemetry, httpTracing } from '../platform/telemetry.js';
 import { loadConfig } from '../platform/config.js';
 import { NodemailerSender, type MailSender } from '../platform/mail.js';
 import { OutboxSmsSender, type SmsSender } from '../platform/sms.js';
@@ -128,6 +130,8 @@ export function createApp(deps: ApiDeps, contents: ApiContents): express.Express
   const maintenance = maintenanceDocument(routes);
   const logger = deps.logger ?? createLogger('api');
   const observability = createHttpObservability({ logger, registry: deps.metrics ?? new Registry() });
+  // With tracing on, each request is a server span, and its trace id is the request's trace id.
+  if (activeTelemetry()) app.use(httpTracing());
   app.use(assignTraceId);
   app.use(headAsGet);
   app.use(observability.middlewares);
@@ -198,6 +202,7 @@ export function createApp(deps: ApiDeps, contents: ApiContents): express.Express
     tokens,
     tokenTtlSeconds: deps.tokenTtlSeconds,
     permissions: contents.permissions,
+    rateLimits: new RateLimits(),
   });
 
   app.use(unknownRoute);

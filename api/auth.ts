@@ -88,8 +88,8 @@ export class TokenService {
 const TENANT_CLAIM = /^[a-z0-9][a-z0-9-]{1,31}$/;
 /** A customer id as it is issued: a plain decimal integer in the range of the ids, nothing looser. */
 const CUSTOMER_SUBJECT = /^[1-9][0-9]{0,9}$/;
-/** Client and operator ids: printable, no white space at either end, bounded. */
-const NAMED_SUBJECT = /^[^\s\p{C}](?:[^\p{C}]{0,198}[^\s\p{C}])?$/u;
+/** Client and operator ids: printable, no white space at either end, bounded (role assignments check it too). */
+export const NAMED_SUBJECT = /^[^\s\p{C}](?:[^\p{C}]{0,198}[^\s\p{C}])?$/u;
 
 /**
  * The caller a verified token names, its claims checked strictly before any use: tenant (`tid`) in the

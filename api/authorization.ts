@@ -172,3 +172,21 @@ export async function authorizeOnBranchOrAnywhere(
   if (!(await ctx.holds({ permission })))
     throw new DomainError('AUTH002', `missing permission ${permission}: held on no branch of the tenant`);
 }
+
+/**
+ * Whether the caller holds the permission on the scope, exactly as `authorize` decides (unknown scopes
+ * still throw B404 / B405): role management asks it for every permission a grant would hand out.
+ */
+export async function permits(
+  ctx: Pick<RouteContext, 'authorize'>,
+  permission: string,
+  scope: AccessScope,
+): Promise<boolean> {
+  try {
+    await ctx.authorize(permission, scope);
+    return true;
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'AUTH002') return false;
+    throw error;
+  }
+}

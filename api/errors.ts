@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { randomUUID } from 'node:crypto';
+import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { ApplicationFailure, WorkflowUpdateFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { DomainError, baseCode, isDomainError, type ErrorCodeLike } from '../domain/errors.js';
 import type { ProcessKind } from '../workflows/process-kind.js';
@@ -13,11 +14,17 @@ export function newTraceId(): string {
   return randomUUID().replaceAll('-', '');
 }
 
-/** Gives each request a trace id (from W3C `traceparent` when present) echoed in `X-Trace-Id` and error bodies. */
+/**
+ * Gives each request a trace id echoed in `X-Trace-Id` and error bodies: the request span's when tracing
+ * is on (platform/telemetry.ts), else from W3C `traceparent` when present, else a new one.
+ */
 export const assignTraceId: RequestHandler = (req, res, next) => {
+  const span = trace.getActiveSpan()?.spanContext();
   const traceparent = req.header('traceparent');
   const fromParent = traceparent?.match(/^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}$/)?.[1];
-  req.context = { traceId: fromParent ?? newTraceId() };
+  req.context = {
+    traceId: span && isSpanContextValid(span) ? span.traceId : (fromParent ?? newTraceId()),
+  };
   res.setHeader('X-Trace-Id', req.context.traceId);
   next();
 };
@@ -113,6 +120,10 @@ export function errorHandler({
     if (domainError.code === '0099') log(`${req.method} ${req.originalUrl} failed`, error, traceId);
     if (res.headersSent) return;
     if (domainError.code === '0021') res.setHeader('Allow', allowedMethods(error));
+    // A rate limit (RL101, RL100) says when to come back, as its details do.
+    const retryAfter = domainError.details?.retryAfterSeconds;
+    if (domainError.httpStatus === 429 && typeof retryAfter === 'number' && retryAfter > 0)
+      res.setHeader('Retry-After', String(Math.ceil(retryAfter)));
     res.status(domainError.httpStatus).json(domainError.toBody(traceId));
   };
 }

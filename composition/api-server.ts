@@ -10,6 +10,9 @@ import { createApp } from './app.js';
 import { listen } from '../api/http-server.js';
 import { connectOrm } from './orm.js';
 import { connectObjectStore } from '../platform/object-store.js';
+import { activeTelemetry, startTelemetry } from '../platform/telemetry.js';
+import { registerResourceMetrics } from '../platform/resource-metrics.js';
+import { Registry } from 'prom-client';
 
 export interface RunningApi {
   server: Server;
@@ -41,12 +44,20 @@ export async function startApi(config: FleetflowConfig): Promise<RunningApi> {
       'the API needs JWT_SECRET, a random secret of at least 32 characters (npm start generates one in the data directory)',
     );
   }
+  // Traces over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set; before the Temporal client and the app.
+  const telemetry = activeTelemetry()
+    ? undefined
+    : startTelemetry({ serviceName: 'fleetflow-api', otlpEndpoint: config.otlpEndpoint });
   const orm = await connectOrm(databaseUrl);
   const mqtt = await connectMqtt(mqttUrl, `fleetflow-api-${process.pid}`);
   const { client, connection } = await connectTemporalClient(temporalAddress, config.temporalNamespace);
   // The files' bucket is created when missing; without S3_ENDPOINT uploads answer L303 and say why.
   const objectStore = await connectObjectStore(config);
+  // `/metrics`: HTTP latency (api/app.ts), the pool and the broker connection.
+  const metrics = new Registry();
+  registerResourceMetrics(metrics, { pool: () => orm.em.getConnection().getNativeClient(), mqtt });
   const app = createApp({
+    metrics,
     objectStore,
     orm,
     temporal: client,
@@ -65,6 +76,7 @@ export async function startApi(config: FleetflowConfig): Promise<RunningApi> {
       await connection.close();
       objectStore?.close();
       await orm.close();
+      await telemetry?.shutdown();
     },
   };
 }

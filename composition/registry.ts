@@ -35,7 +35,7 @@ export const allRoutes = () => {
 
 /** The permission catalogue assembled from the domains. */
 export const permissionCatalogue = () =>
-  buildPermissionCatalogue(domains.map((domain) => domain.permissions ?? {}));
+  buildPermissionCatalogue(domains.map((domain) => ({ domain: domain.name, ...domain.permissions })));
 
 /** Workflow modules to bundle into the worker. */
 export const workflowModules = () =>

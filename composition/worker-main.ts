@@ -12,6 +12,7 @@ import { runPaymentStarter } from '../workers/payment-starter.js';
 import { runRecurringTaskStarter } from '../workers/recurring-task-starter.js';
 import { runWebhookDispatchStarter } from '../workers/webhook-dispatch-starter.js';
 import { runExportScheduleStarter } from '../workers/export-schedule-starter.js';
+import { runEventPartitionStarter } from '../workers/event-partition-starter.js';
 import {
   createWorkerObservability,
   startMetricsServer,
@@ -20,6 +21,9 @@ import {
 } from '../workers/observability.js';
 import { Client } from '@temporalio/client';
 import { connectOrm } from './orm.js';
+import { startTelemetry } from '../platform/telemetry.js';
+import { registerResourceMetrics, vehicleCommandMetrics } from '../platform/resource-metrics.js';
+import { temporalClientInterceptors } from '../platform/temporal-client.js';
 import { paymentGatewaysFor } from './payment-gateways.js';
 
 const config = loadConfig();
@@ -36,6 +40,8 @@ if (!databaseUrl || !mqttUrl || !temporalAddress) {
 
 // Before anything creates the Temporal runtime: SDK and core logs go to pino.
 Runtime.install(temporalRuntimeOptions(log));
+// Traces over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (activities, workflow spans through a sink).
+const telemetry = startTelemetry({ serviceName: 'fleetflow-worker', otlpEndpoint: config.otlpEndpoint });
 const registry = new Registry();
 const observability = createWorkerObservability({ registry, logger: log });
 const metrics = await startMetricsServer(registry, workerMetricsPort());
@@ -44,7 +50,9 @@ const mqtt = await connectMqtt(mqttUrl, `fleetflow-worker-${process.pid}`);
 const commandLog = log.child({ component: 'vehicle-commands' });
 const vehicleCommands = new VehicleCommandClient(mqtt, {
   log: (level, message) => commandLog[level](message),
+  onSettled: vehicleCommandMetrics(registry),
 });
+registerResourceMetrics(registry, { pool: () => orm.em.getConnection().getNativeClient(), mqtt });
 const ingestor = new TelemetryIngestor(orm, mqtt, {
   log: (message) => log.warn(message),
   vehicleCommands,
@@ -57,7 +65,11 @@ const dockingIngestor = new DockingIngestor(orm, mqtt, { log: (message) => docki
 await dockingIngestor.start();
 const connection = await NativeConnection.connect({ address: temporalAddress });
 const temporal = {
-  client: new Client({ connection, namespace: config.temporalNamespace }),
+  client: new Client({
+    connection,
+    namespace: config.temporalNamespace,
+    interceptors: temporalClientInterceptors(),
+  }),
   taskQueue: config.taskQueue,
 };
 const worker = await createFleetflowWorker({
@@ -97,6 +109,14 @@ const stopExportScheduleStarter = runExportScheduleStarter(orm, temporal, {
     error ? exportStarterLog.error({ err: error }, message) : exportStarterLog.info(message),
 });
 
+// The event table's monthly partitions, created ahead by the daily `event-partitions` schedule.
+const partitionStarterLog = log.child({ component: 'event-partition-starter' });
+const stopEventPartitionStarter = runEventPartitionStarter(temporal, {
+  intervalMs: 10 * 60_000,
+  log: (message, error) =>
+    error ? partitionStarterLog.error({ err: error }, message) : partitionStarterLog.info(message),
+});
+
 // Platform webhooks: wakes the subscriptions' dispatchers when outbox rows commit (LISTEN), and sweeps.
 const webhookStarterLog = log.child({ component: 'webhook-dispatch-starter' });
 const webhookStarter = runWebhookDispatchStarter(orm, temporal, {
@@ -108,6 +128,7 @@ const webhookStarter = runWebhookDispatchStarter(orm, temporal, {
 const shutdown = () => {
   void webhookStarter.stop();
   stopExportScheduleStarter();
+  stopEventPartitionStarter();
   stopPaymentStarter();
   stopRecurringTaskStarter();
   worker.shutdown();
@@ -126,3 +147,4 @@ await mqtt.endAsync();
 await connection.close();
 await metrics.close();
 await orm.close();
+await telemetry?.shutdown();

@@ -8,11 +8,10 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Booking } from './entities/Booking.js';
-import { Event } from './entities/Event.js';
 import { PaymentSource } from './entities/PaymentSource.js';
 import { Rental } from './entities/Rental.js';
 import { Vehicle } from './entities/Vehicle.js';
-import { recordEvent, type EventFields } from './events.js';
+import { eventRecorded, recordEvent, recordedEvent, type EventFields } from './events.js';
 import { settingOrDefaults } from './settings.js';
 import { assertVehicleSuits, checkBookingAdmission, poolCapacity } from './booking-availability.js';
 import {
@@ -90,7 +89,7 @@ export async function lockedBooking(em: EntityManager, bookingId: number): Promi
 
 /** Whether an earlier attempt of this activity already recorded its step. */
 export const alreadyRecorded = async (em: EntityManager, idempotencyKey: string) =>
-  (await em.count(Event, { idempotencyKey })) > 0;
+  eventRecorded(em, idempotencyKey);
 
 /** The fields every event of a booking carries. */
 export function bookingEventFields(booking: Booking, acting: Acting): Omit<EventFields, 'type'> {
@@ -266,7 +265,7 @@ export async function preparePickup(
     costCenterId: booking.costCenter?.id,
     reason: booking.reason ?? undefined,
   });
-  const recorded = await em.findOne(Event, { idempotencyKey: acting.idempotencyKey });
+  const recorded = await recordedEvent(em, acting.idempotencyKey);
   if (recorded) return plan(Number(recorded.payload?.rentalId));
   assertTransition(booking, 'PICKUP');
   const at = new Date(acting.at);

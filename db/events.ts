@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Event } from './entities/Event.js';
+import { EventKey } from './entities/EventKey.js';
 import { WebhookOutbox } from './entities/WebhookOutbox.js';
-import { bindColumn, preparedRows } from './prepared.js';
+import { preparedRows } from './prepared.js';
 import { isWebhookEventType, webhookEntityOf } from '../domain/webhooks.js';
 
 /** The columns of one event row that callers choose; tenant and defaults come from the EntityManager. */
@@ -15,10 +16,16 @@ export interface EventFields {
   bookingId?: number | null;
   /** Operator, API client or system component that caused the event (the spec's adminGuser). */
   adminSubject?: string | null;
+  /** The user's or device's position (the app's Device-Position, an operator's given position). */
   position?: { lat: number; lng: number } | null;
+  /** The vehicle's reported position when the event happened. */
+  vehiclePosition?: { lat: number; lng: number } | null;
   description?: string | null;
   payload?: Record<string, unknown> | null;
-  /** Set by activities (their idempotency key), so a retried activity never records an event twice. */
+  /**
+   * Set by activities (their idempotency key), so a retried activity never records an event twice: the
+   * key is unique per tenant in `event_key`, written with the event.
+   */
   idempotencyKey?: string | null;
 }
 
@@ -30,12 +37,15 @@ function outboxEntityKey(event: Parameters<typeof webhookEntityOf>[0]): string {
 
 /**
  * Appends one event to the unit of work of a tenant-confined EntityManager; it is written with the
- * caller's other changes when the EntityManager flushes. Every event row is created here. An event of a
- * platform webhook type (domain/webhooks.ts) gets its webhook outbox row in the same unit of work, so
- * both commit together or neither does.
+ * caller's other changes when the EntityManager flushes. Every event row is created here or by
+ * `insertEvents`. A keyed event gets its `event_key` row (a second event with the key fails the flush,
+ * as the unique constraint did when it lived on the event table); an event of a platform webhook type
+ * (domain/webhooks.ts) gets its webhook outbox row in the same unit of work, so both commit together or
+ * neither does.
  */
 export function recordEvent(em: EntityManager, fields: EventFields): Event {
   const event = em.create(Event, { createdAt: new Date(), ...fields });
+  if (event.idempotencyKey) em.create(EventKey, { idempotencyKey: event.idempotencyKey, event });
   if (isWebhookEventType(event.type))
     em.create(WebhookOutbox, {
       event,
@@ -50,42 +60,68 @@ export function recordEvent(em: EntityManager, fields: EventFields): Event {
 /** Where a step's events go: by default into the EntityManager's unit of work (`recordEvent`). */
 export type EventSink = (fields: EventFields) => void;
 
-const eventJsonColumns = new Set(['position', 'payload']);
-
-/** An event's columns as `recordEvent` would write them (the tenant aside). */
-function eventRow(event: EventFields): Record<string, unknown> {
-  return {
-    type: event.type,
-    created_at: event.createdAt ?? new Date(),
-    branch_id: event.branchId,
-    vehicle_id: event.vehicleId,
-    rental_id: event.rentalId,
-    customer_id: event.customerId,
-    booking_id: event.bookingId,
-    admin_subject: event.adminSubject,
-    position: event.position,
-    description: event.description,
-    payload: event.payload,
-    idempotency_key: event.idempotencyKey,
-  };
+/** Whether an event with this idempotency key was recorded (an earlier attempt of the step wrote it). */
+export async function eventRecorded(em: EntityManager, idempotencyKey: string): Promise<boolean> {
+  return (await em.count(EventKey, { idempotencyKey })) > 0;
 }
 
-interface InsertedEvent {
-  id: string;
-  type: string;
-  created_at: Date;
-  branch_id: number | null;
-  rental_id: number | null;
-  booking_id: number | null;
-  vehicle_id: number | null;
-  payload: Record<string, unknown> | null;
+/** The event recorded with this idempotency key, or null. */
+export async function recordedEvent(em: EntityManager, idempotencyKey: string): Promise<Event | null> {
+  const key = await em.findOne(EventKey, { idempotencyKey }, { populate: ['event'] });
+  return key?.event ?? null;
 }
+
+const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+
+/**
+ * One statement for any number of events (the arrays of `unnest`, one per column): ids are drawn first,
+ * a keyed event's key goes into `event_key` with ON CONFLICT DO NOTHING and the event is inserted only
+ * when its key was new (an event without key always), and events of a webhook type get their outbox
+ * row (only when the tenant has an active subscription: nothing else would want them). The foreign keys
+ * of `event_key` and `webhook_outbox` are checked at the end of the statement, when the events exist.
+ */
+const insertEventsStatement = `
+  with input as (
+    select nextval('event_id_seq') as id, r.*
+    from unnest($2::text[], $3::timestamptz[], $4::int[], $5::int[], $6::int[], $7::int[], $8::int[],
+                $9::text[], $10::jsonb[], $11::jsonb[], $12::text[], $13::jsonb[], $14::text[], $15::text[])
+      with ordinality as r(type, created_at, branch_id, vehicle_id, rental_id, customer_id, booking_id,
+                           admin_subject, position, vehicle_position, description, payload, idempotency_key,
+                           outbox_entity_key, n)
+  ),
+  new_keys as (
+    insert into event_key (tenant_id, idempotency_key, event_id, event_created_at)
+    select $1, idempotency_key, id, created_at from input where idempotency_key is not null
+    on conflict (tenant_id, idempotency_key) do nothing
+    returning event_id
+  ),
+  written as (
+    select * from input where idempotency_key is null or id in (select event_id from new_keys)
+  ),
+  events as (
+    insert into event (id, tenant_id, type, created_at, branch_id, vehicle_id, rental_id, customer_id,
+                       booking_id, admin_subject, position, vehicle_position, description, payload, idempotency_key)
+    select id, $1, type, created_at, branch_id, vehicle_id, rental_id, customer_id, booking_id, admin_subject,
+           position, vehicle_position, description, payload, idempotency_key
+    from written order by n
+    returning id
+  ),
+  outbox as (
+    insert into webhook_outbox (tenant_id, event_id, event_created_at, event_type, entity_key, branch_id, occurred_at)
+    select $1, id, created_at, type, outbox_entity_key, branch_id, created_at
+    from written
+    where outbox_entity_key is not null
+      and exists (select 1 from webhook_subscription s where s.tenant_id = $1 and s.active)
+    order by n
+    returning id
+  )
+  select (select count(*) from events)::int as events, (select count(*) from outbox)::int as outbox`;
 
 /**
  * Inserts events at once, in one statement on the caller's transaction, for the steps that write their
- * rows without entities (a rental's transitions): the same rows `recordEvent` would flush. Events of a
- * platform webhook type get their outbox rows in the same transaction (a second statement, skipped when
- * the tenant has no active subscription: nothing would want them).
+ * rows without entities (a rental's transitions): the same rows `recordEvent` would flush, with their
+ * `event_key` and webhook outbox rows. A keyed event whose key was recorded before is skipped (its step
+ * wrote it in an earlier attempt). Answers nothing; the rows are visible to the transaction.
  */
 export async function insertEvents(
   em: EntityManager,
@@ -97,47 +133,23 @@ export async function insertEvents(
     await em.transactional((tx) => insertEvents(tx, tenant, events));
     return;
   }
-  const values: unknown[] = [tenant];
-  const rows = events.map(eventRow);
-  const placeholders = rows.map(
-    (row) =>
-      `($1, ${Object.entries(row)
-        .map(([column, value]) => bindColumn(values, column, value, eventJsonColumns))
-        .join(', ')})`,
-  );
-  const forWebhooks = events.some((event) => isWebhookEventType(event.type));
-  const inserted = await preparedRows<InsertedEvent>(
-    em,
-    `insert into event (tenant_id, ${Object.keys(rows[0]!).join(', ')}) values ${placeholders.join(', ')}` +
-      (forWebhooks
-        ? ' returning id, type, created_at, branch_id, rental_id, booking_id, vehicle_id, payload'
-        : ''),
-    values,
-  );
-  const outbox = inserted.filter((row) => isWebhookEventType(row.type));
-  if (outbox.length === 0) return;
-  await preparedRows(
-    em,
-    `insert into webhook_outbox (tenant_id, event_id, event_type, entity_key, branch_id, occurred_at)
-     select $1::text, o.event_id, o.event_type, o.entity_key, o.branch_id, o.occurred_at
-     from unnest($2::bigint[], $3::text[], $4::text[], $5::int[], $6::timestamptz[])
-       as o(event_id, event_type, entity_key, branch_id, occurred_at)
-     where exists (select 1 from webhook_subscription s where s.tenant_id = $1::text and s.active)`,
-    [
-      tenant,
-      outbox.map((row) => row.id),
-      outbox.map((row) => row.type),
-      outbox.map((row) =>
-        outboxEntityKey({
-          type: row.type,
-          rentalId: row.rental_id,
-          bookingId: row.booking_id,
-          vehicleId: row.vehicle_id,
-          payload: row.payload,
-        }),
-      ),
-      outbox.map((row) => row.branch_id),
-      outbox.map((row) => row.created_at),
-    ],
-  );
+  const now = new Date();
+  const column = <T>(pick: (event: EventFields) => T) => events.map(pick);
+  await preparedRows(em, insertEventsStatement, [
+    tenant,
+    column((event) => event.type),
+    column((event) => event.createdAt ?? now),
+    column((event) => event.branchId ?? null),
+    column((event) => event.vehicleId ?? null),
+    column((event) => event.rentalId ?? null),
+    column((event) => event.customerId ?? null),
+    column((event) => event.bookingId ?? null),
+    column((event) => event.adminSubject ?? null),
+    column((event) => json(event.position)),
+    column((event) => json(event.vehiclePosition)),
+    column((event) => event.description ?? null),
+    column((event) => json(event.payload)),
+    column((event) => event.idempotencyKey ?? null),
+    column((event) => (isWebhookEventType(event.type) ? outboxEntityKey(event) : null)),
+  ]);
 }

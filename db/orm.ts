@@ -4,7 +4,7 @@ import { Migrator, type Migration } from '@mikro-orm/migrations';
 import path from 'node:path';
 import { TENANT_FILTER } from './entities/TenantScoped.js';
 import { repoRoot } from '../platform/config.js';
-import { ReadCache } from './read-cache.js';
+import { ReadCache, readCacheOf } from './read-cache.js';
 
 /** A migration as the migrator lists it: its class and the name recorded when it ran. */
 export interface NamedMigration {
@@ -49,13 +49,18 @@ export function ormOptions(
   });
 }
 
-/** Connects the ORM; the caller owns `close()`. */
+/**
+ * Connects the ORM, its read cache listening to the other processes' writes (db/read-cache.ts); the
+ * caller owns `close()`, which also ends the listener.
+ */
 export async function connectOrm(
   databaseUrl: string,
   schema: DatabaseSchema,
   overrides: Partial<Options> = {},
 ): Promise<MikroORM> {
-  return MikroORM.init(ormOptions(databaseUrl, schema, overrides));
+  const orm = await MikroORM.init(ormOptions(databaseUrl, schema, overrides));
+  await readCacheOf(orm.em).listen(orm.em);
+  return orm;
 }
 
 /** Applies pending migrations; safe to run on every start (a no-op when up to date). */

@@ -6,14 +6,13 @@ import { LockMode, wrap } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
 import { Balance } from './entities/Balance.js';
-import { Event } from './entities/Event.js';
 import { Invoice } from './entities/Invoice.js';
 import { Payment } from './entities/Payment.js';
 import { PaymentAttempt } from './entities/PaymentAttempt.js';
 import { PaymentSource } from './entities/PaymentSource.js';
 import { appendBalanceUpdate, balanceValue } from './balance-ledger.js';
 import { TENANT_FILTER } from './entities/TenantScoped.js';
-import { recordEvent, type EventFields } from './events.js';
+import { eventRecorded, recordEvent, type EventFields } from './events.js';
 import { preparedRows } from './prepared.js';
 import { DomainError } from '../domain/errors.js';
 import {
@@ -341,7 +340,7 @@ async function recordEventOnce(
   em: EntityManager,
   fields: EventFields & { idempotencyKey: string },
 ): Promise<void> {
-  if (await em.count(Event, { idempotencyKey: fields.idempotencyKey })) return;
+  if (await eventRecorded(em, fields.idempotencyKey)) return;
   recordEvent(em, fields);
 }
 

@@ -4,9 +4,8 @@
 // END; the record of a failed operation. Each carries the activity's idempotency key, so a retried
 // activity finds what its first attempt wrote. See docs/rentals.md and docs/rental-billing.md.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Event } from './entities/Event.js';
 import { Rental } from './entities/Rental.js';
-import { insertEvents, recordEvent, type EventFields, type EventSink } from './events.js';
+import { eventRecorded, insertEvents, recordEvent, type EventFields, type EventSink } from './events.js';
 import { effectiveSetting, settingOrDefaults } from './settings.js';
 import { preparedRows, updateTenantRow } from './prepared.js';
 import { finaliseRentalBilling, holdRentalDeposit } from './rental-billing.js';
@@ -290,6 +289,7 @@ export async function recordRentalTransition(
     customerId: row.customer_id,
     adminSubject: input.requestedBy,
     position: input.position ?? position,
+    vehiclePosition: position,
     description: input.adminOverride ? 'administrative override' : null,
     payload: { state, activeMode: activeMode ?? null },
     idempotencyKey,
@@ -389,7 +389,7 @@ export async function recordEndRequirementsCheck(
   overridden: readonly string[],
   idempotencyKey: string,
 ): Promise<void> {
-  if (await em.count(Event, { idempotencyKey })) return;
+  if (await eventRecorded(em, idempotencyKey)) return;
   const { report } = check;
   recordEvent(em, {
     type: 'RENTAL_REQUIREMENTS_END_CHECK',
@@ -419,7 +419,7 @@ export async function recordRentalOperationFailure(
   input: RecordOperationFailureInput,
   idempotencyKey: string,
 ): Promise<void> {
-  if (await em.count(Event, { idempotencyKey })) return;
+  if (await eventRecorded(em, idempotencyKey)) return;
   const rental = await em.findOne(Rental, input.rentalId);
   if (!rental) return;
   recordEvent(em, {

@@ -6,11 +6,10 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CostCenter } from './entities/CostCenter.js';
 import { Customer } from './entities/Customer.js';
-import { Event } from './entities/Event.js';
 import { Rental } from './entities/Rental.js';
 import { UserGroup } from './entities/UserGroup.js';
 import { VehicleCategory } from './entities/VehicleCategory.js';
-import { insertEvents, recordEvent, type EventFields } from './events.js';
+import { eventRecorded, insertEvents, recordEvent, type EventFields } from './events.js';
 import { settingOrDefaults } from './settings.js';
 import { insertTenantRow, preparedRows, updateTenantRow } from './prepared.js';
 import { categoryConfiguration, categoryReadiness } from './categories.js';
@@ -407,7 +406,7 @@ export async function recordBoughtReservationMinutes(
   input: RecordReservationPurchaseInput,
   idempotencyKey: string,
 ): Promise<void> {
-  if (await em.count(Event, { idempotencyKey })) return;
+  if (await eventRecorded(em, idempotencyKey)) return;
   const rental = await em.findOne(Rental, input.rentalId, { lockMode: LockMode.PESSIMISTIC_WRITE });
   if (!rental) throw new DomainError('R404');
   if (rental.state !== 'RESERVATION')

@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { Branch } from './entities/Branch.js';
 import { Setting } from './entities/Setting.js';
 import { branchAncestry } from './branches.js';
+import { TENANT_DEFAULT_BRANCH, type SettingCandidate, type SettingProblem } from '../domain/settings.js';
 import { deepFreeze, readCacheOf } from './read-cache.js';
 
 /** What a setting row says; rows of a key come from the read cache, frozen (settings writes empty it). */
@@ -86,4 +88,63 @@ export async function settingOrDefaults<T extends object>(
 ): Promise<T> {
   const row = await effectiveSetting(em, tenant, key, branchId);
   return { ...defaults, ...(row?.value as Partial<T> | undefined) };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Management writes (api/routes/back/settings-management.ts): the checks against stored rows and the
+// lock that makes them hold until the writing transaction commits.
+
+/**
+ * Serializes writes of these keys in the tenant until the transaction ends (advisory locks, taken in key
+ * order so two writers of several keys never wait on each other in a circle): the overlap check below
+ * then sees every row another writer committed.
+ */
+export async function lockSettingKeys(
+  tx: EntityManager,
+  tenant: string,
+  keys: Iterable<string>,
+): Promise<void> {
+  for (const key of [...new Set(keys)].sort())
+    await tx.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`setting:${tenant}:${key}`]);
+}
+
+/** Of these branch ids (0 excluded), those the tenant has no branch for. */
+export async function missingBranchIds(em: EntityManager, branchIds: readonly number[]): Promise<number[]> {
+  const wanted = [...new Set(branchIds.filter((id) => id !== TENANT_DEFAULT_BRANCH))];
+  if (wanted.length === 0) return [];
+  const found = new Set(
+    (await em.find(Branch, { id: { $in: wanted } }, { fields: ['id'] })).map((b) => b.id),
+  );
+  return wanted.filter((id) => !found.has(id));
+}
+
+/**
+ * What a candidate's branches conflict with in the database: branches the tenant lacks (B404) and
+ * branches another row of the same key already names (ST104; rows in `excludeIds` are being replaced).
+ */
+export async function storedSettingProblems(
+  em: EntityManager,
+  candidate: Pick<SettingCandidate, 'key' | 'branchIds'>,
+  excludeIds: ReadonlySet<number>,
+): Promise<SettingProblem[]> {
+  const problems: SettingProblem[] = [];
+  for (const id of await missingBranchIds(em, candidate.branchIds))
+    problems.push({
+      errorCode: 'B404',
+      path: `/branchIds/${candidate.branchIds.indexOf(id)}`,
+      message: `branch ${id} not found`,
+    });
+  const others = (await em.find(Setting, { key: candidate.key }, { orderBy: { id: 'asc' } })).filter(
+    (row) => !excludeIds.has(row.id),
+  );
+  for (const id of new Set(candidate.branchIds)) {
+    const holder = others.find((row) => row.branchIds.includes(id));
+    if (holder)
+      problems.push({
+        errorCode: 'ST104',
+        path: `/branchIds/${candidate.branchIds.indexOf(id)}`,
+        message: `setting ${holder.id} already holds ${candidate.key} for branch ${id}`,
+      });
+  }
+  return problems;
 }

@@ -139,7 +139,7 @@ export function dueWebhookMessages(
             e.customer_id, e.payload
      from heads h
      join webhook_outbox o on o.id = h.outbox_id
-     join event e on e.id = o.event_id
+     join event e on e.id = o.event_id and e.created_at = o.event_created_at
      where h.next_attempt_at <= $3
      order by h.outbox_id limit $4`,
     [tenant, subscriptionId, now, limit],

@@ -1,5 +1,6 @@
 // Backend side of vehicle commands: publish a command, wait for the correlated reply or a timeout.
 import type { MqttClient } from 'mqtt';
+import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import { errorMessage, silentDeviceLog, type DeviceLog } from './device-log.js';
 import {
   allVehicleRepliesFilter,
@@ -35,6 +36,11 @@ export interface VehicleCommandClientOptions {
   log?: DeviceLog;
   /** Clock for `issuedAt`/`expiresAt`; injectable for tests. */
   now?: () => Date;
+  /**
+   * Called once per sent command when it settles: the reply's status, `timeout` or `failed`, and the
+   * seconds since it was sent (metrics: platform/resource-metrics.ts).
+   */
+  onSettled?: (command: VehicleCommandName, outcome: string, seconds: number) => void;
 }
 
 /** Raised when a vehicle did not answer in time, so callers can retry with the same commandId. */
@@ -69,6 +75,8 @@ interface PendingCommand {
   resolve(reply: VehicleCommandReply): void;
   reject(error: Error): void;
   timer?: NodeJS.Timeout;
+  /** The command's span (a no-op one when the process does not trace), ended with the answer. */
+  readonly span: Span;
 }
 
 /**
@@ -80,6 +88,7 @@ export class VehicleCommandClient {
   private readonly subscribed: Promise<void>;
   private readonly log: DeviceLog;
   private readonly now: () => Date;
+  private readonly onSettled: NonNullable<VehicleCommandClientOptions['onSettled']>;
   private closed = false;
 
   constructor(
@@ -88,6 +97,7 @@ export class VehicleCommandClient {
   ) {
     this.log = options.log ?? silentDeviceLog;
     this.now = options.now ?? (() => new Date());
+    this.onSettled = options.onSettled ?? (() => undefined);
     this.mqtt.on('message', this.onMessage);
     this.subscribed = this.subscribeToReplies();
     // Sends surface a failed subscription; this only prevents an unhandled rejection when nothing is sent.
@@ -114,7 +124,7 @@ export class VehicleCommandClient {
     this.pending.set(input.commandId, entry);
     // The clock starts now, so a send also times out while the reply subscription is still pending.
     entry.timer = setTimeout(() => this.expire(entry, input), input.timeoutMs);
-    this.publishWhenSubscribed(entry, input, this.buildMessage(input));
+    this.publishWhenSubscribed(entry, input, this.buildMessage(input, entry.span));
     return entry.promise;
   }
 
@@ -163,6 +173,20 @@ export class VehicleCommandClient {
   }
 
   private createPending(input: SendVehicleCommandInput): PendingCommand {
+    const started = performance.now();
+    const settled = (outcome: string) =>
+      this.onSettled(input.command, outcome, (performance.now() - started) / 1000);
+    // One span from publishing to the vehicle's answer, a child of the caller's (the activity's) span.
+    const span = tracer().startSpan(`vehicle command ${input.command}`, {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        'messaging.system': 'mqtt',
+        'messaging.destination.name': commandTopic(input.tenant, input.vehicleId),
+        'fleetflow.vehicle.id': input.vehicleId,
+        'fleetflow.command': input.command,
+        'fleetflow.command.id': input.commandId,
+      },
+    });
     let resolve!: (reply: VehicleCommandReply) => void;
     let reject!: (error: Error) => void;
     const promise = new Promise<VehicleCommandReply>((res, rej) => {
@@ -174,8 +198,21 @@ export class VehicleCommandClient {
       vehicleId: input.vehicleId,
       command: input.command,
       promise,
-      resolve,
-      reject,
+      resolve: (reply) => {
+        span.setAttribute('fleetflow.command.status', reply.status);
+        if (reply.status !== 'OK') span.setStatus({ code: SpanStatusCode.ERROR, message: reply.status });
+        span.end();
+        settled(reply.status);
+        resolve(reply);
+      },
+      reject: (error) => {
+        span.recordException(error);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
+        span.end();
+        settled(error instanceof VehicleCommandTimeoutError ? 'timeout' : 'failed');
+        reject(error);
+      },
+      span,
     };
   }
 
@@ -204,15 +241,19 @@ export class VehicleCommandClient {
     this.log('debug', `sent ${input.command} (${input.commandId}) to ${input.tenant}/${input.vehicleId}`);
   }
 
-  private buildMessage(input: SendVehicleCommandInput): VehicleCommandMessage {
+  private buildMessage(input: SendVehicleCommandInput, span: Span): VehicleCommandMessage {
     const issuedAt = this.now();
     const expiresAt = new Date(issuedAt.getTime() + (input.expiresInMs ?? input.timeoutMs));
+    // The span's W3C context travels in the payload (MQTT 3.1.1 has no user properties); none untraced.
+    const carrier: Record<string, string> = {};
+    propagation.inject(trace.setSpan(context.active(), span), carrier);
     return {
       commandId: input.commandId,
       command: input.command,
       ...(input.params ? { params: input.params } : {}),
       issuedAt: issuedAt.toISOString(),
       expiresAt: expiresAt.toISOString(),
+      ...(carrier.traceparent ? { traceparent: carrier.traceparent } : {}),
     };
   }
 
@@ -259,6 +300,9 @@ export class VehicleCommandClient {
     entry.resolve(reply);
   };
 }
+
+/** The tracer of vehicle commands: OpenTelemetry's no-op one unless the process traces (platform/telemetry.ts). */
+const tracer = () => trace.getTracer('fleetflow');
 
 /** Rejects inputs that could never be delivered or answered, before anything is published. */
 function validateSendInput(input: SendVehicleCommandInput): Error | undefined {

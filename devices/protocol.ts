@@ -74,6 +74,11 @@ export interface VehicleCommandMessage {
   issuedAt: string;
   /** ISO-8601 instant after which the vehicle must ignore this message. */
   expiresAt: string;
+  /**
+   * W3C trace context of the command's span when the backend traces (docs/observability.md); devices
+   * may continue the trace with it and otherwise ignore it, like any unknown field.
+   */
+  traceparent?: string;
 }
 
 /** A structurally valid command whose name may be unknown to this device (answered with ERROR). */

@@ -30,10 +30,22 @@ export const accessErrors = defineErrorCodes(
     'SE102': { code: 'SE102', meaning: 'invalid request signature', retryable: false, httpStatus: 401, source: 'spec' },
     // Project-defined: entities and rental/vehicle operations
     'AR404': { code: 'AR404', meaning: 'role or role assignment not found', retryable: false, httpStatus: 404, source: 'project', when: 'unknown roleId or assignment id' },
+    'AR100': { code: 'AR100', meaning: 'a role with this name exists', retryable: false, httpStatus: 409, source: 'project', when: 'POST /roles or PUT /roles/{id} with a name another role of the tenant has' },
+    'AR101': { code: 'AR101', meaning: 'role or role name in use', retryable: false, httpStatus: 409, source: 'project', when: 'deleting a role that is assigned; deleting or renaming a role configured vehicle operations are limited to, or giving a role such a name' },
+    'AR102': { code: 'AR102', meaning: 'role assignment exists', retryable: false, httpStatus: 409, source: 'project', when: 'the subject already holds this role on this scope' },
     // Access control
     'A100': { code: 'A100', meaning: 'action not allowed', retryable: false, httpStatus: 403, source: 'spec' },
     'A102': { code: 'A102', meaning: 'rental belongs to another user or client', retryable: false, httpStatus: 403, source: 'spec' },
     'A104': { code: 'A104', meaning: 'booking belongs to another user or client', retryable: false, httpStatus: 403, source: 'spec' },
+  },
+  // The checks behind AUTHZ018 (a grant refused) and AUTHZ019 (a role's permission list refused as a whole).
+  {
+    'AUTHZ018.1': 'the role holds a root permission, internal to the platform operator',
+    'AUTHZ018.2': 'the caller does not hold every permission of the role on the scope of the assignment',
+    'AUTHZ018.3':
+      'the role limits configured vehicle operations and the caller does not hold it on the scope',
+    'AUTHZ019.1': 'root permissions are internal to the platform operator and never part of a tenant role',
+    'AUTHZ019.2': 'the caller does not hold a changed permission on every scope the role is assigned on',
   },
 );
 

@@ -57,6 +57,8 @@ export const benefitErrors = defineErrorCodes(
     'T114': { code: 'T114', meaning: 'geofence duration, weekdays and recurrence start required', retryable: false, httpStatus: 400, source: 'spec' },
     'T115': { code: 'T115', meaning: 'show-in-app is null', retryable: false, httpStatus: 400, source: 'spec' },
     'T116': { code: 'T116', meaning: 'invalid geofence type combination', retryable: false, httpStatus: 400, source: 'spec' },
+    'AN100': { code: 'AN100', meaning: 'an annotation with this name exists', retryable: false, httpStatus: 409, source: 'project', when: 'POST /annotations or PUT /annotations/{id} with a name another annotation of the business unit and type has' },
+    'AN404': { code: 'AN404', meaning: 'annotation not found', retryable: false, httpStatus: 404, source: 'project', when: 'unknown annotationId, or one of another business unit than the customer assignment names' },
     // Subscriptions
     'SU100': { code: 'SU100', meaning: 'subscription code exists', retryable: false, httpStatus: 409, source: 'spec' },
     'SU101': { code: 'SU101', meaning: 'subscription not found', retryable: false, httpStatus: 404, source: 'spec' },
@@ -74,6 +76,8 @@ export const benefitErrors = defineErrorCodes(
     'SU113': { code: 'SU113', meaning: 'no purchase on foreign branches', retryable: false, httpStatus: 422, source: 'spec' },
     'SU116': { code: 'SU116', meaning: 'subscription price invalid', retryable: false, httpStatus: 400, source: 'spec' },
     'SU117': { code: 'SU117', meaning: 'maximum active subscriptions reached', retryable: false, httpStatus: 422, source: 'spec' },
+    'SU118': { code: 'SU118', meaning: 'a charge of the subscription is under way', retryable: true, httpStatus: 409, source: 'project', when: 'a command other than cancel or renew while the subscription awaits a charge (its purchase, a renewal, an immediate switch); DELETE during an immediate switch' },
+    'SU119': { code: 'SU119', meaning: 'the subscription payment failed', retryable: false, httpStatus: 402, source: 'project', when: 'the gateway refused the purchase charge outright: the subscription is EXPIRED with auto-renewal FAILED' },
     'USU100': { code: 'USU100', meaning: 'user subscription not found', retryable: false, httpStatus: 404, source: 'spec' },
     'CV100': { code: 'CV100', meaning: 'constraint voucher not found', retryable: false, httpStatus: 404, source: 'spec' },
     // Other

@@ -74,6 +74,11 @@ export interface FleetflowConfig {
   embeddedS3Port: number;
   /** Lifetime of the pre-signed download links `GET /files/{uuid}` redirects to. */
   fileLinkTtlSeconds: number;
+  /**
+   * OTLP/HTTP collector base address (`http://localhost:4318`); when set, the API and the worker export
+   * their traces there (`/v1/traces`), and trace nothing otherwise (docs/observability.md).
+   */
+  otlpEndpoint?: string;
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -138,5 +143,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): FleetflowConfi
     s3ForcePathStyle: (env.S3_FORCE_PATH_STYLE ?? 'true') !== 'false',
     embeddedS3Port: intFromEnv(env, 'EMBEDDED_S3_PORT', 7070),
     fileLinkTtlSeconds: intFromEnv(env, 'FILE_LINK_TTL_SECONDS', 300),
+    otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,
   };
 }

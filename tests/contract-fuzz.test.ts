@@ -10,6 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { listen } from '../api/http-server.js';
 import { Customer } from '../db/entities/Customer.js';
+import { Setting } from '../db/entities/Setting.js';
+import { rateLimitBounds, rateLimitSettingKey } from '../domain/rate-limits.js';
 import { Tenant } from '../db/entities/Tenant.js';
 import { Vehicle } from '../db/entities/Vehicle.js';
 import { tenantEm } from '../db/orm.js';
@@ -57,6 +59,13 @@ const FINANCE =
 const WORK_AND_DATA =
   '^/v1/[^/]+/back/(issues|files|exports|export-settings|report-queries|webhook-subscriptions)(/|$)';
 
+/**
+ * The fourth shard's resources: insight and administration (KPIs, analytics, event search, settings, roles,
+ * messages) and benefits (voucherables, vouchers, annotations, rewards, packages, subscriptions).
+ */
+const INSIGHT_AND_BENEFITS =
+  '^/v1/[^/]+/back/(kpis|analytics|events|settings|settings-management|roles|messages|voucherables|vouchers|constraint-vouchers|redeemable-codes|annotations|rewards|packages|subscriptions|user-subscriptions)(/|$)';
+
 /** One `st run`: a document, or a shard of it by path. */
 interface FuzzRun {
   name: string;
@@ -79,9 +88,9 @@ interface FuzzRun {
  */
 const FUZZ_RUNS: readonly FuzzRun[] = [
   {
-    name: 'operator API, all but finance, tasks, issues, files, exports and webhooks',
+    name: 'operator API, all but finance, tasks, issues, files, exports, webhooks, insight and benefits',
     document: 'back',
-    filter: ['--exclude-path-regex', `${FINANCE}|${WORK_AND_DATA}`],
+    filter: ['--exclude-path-regex', `${FINANCE}|${WORK_AND_DATA}|${INSIGHT_AND_BENEFITS}`],
     expectsLinks: true,
     // ensure_resource_availability (ST302) takes any 404 from an operation on a just-created resource for
     // "created resource not found". Here the linked updates (branches, bookings, areas, …) name other
@@ -106,6 +115,14 @@ const FUZZ_RUNS: readonly FuzzRun[] = [
     filter: ['--include-path-regex', WORK_AND_DATA],
     expectsLinks: false,
     // As above (an issue names its rental, vehicle or damage).
+    excludeChecks: ['ensure_resource_availability'],
+  },
+  {
+    name: 'operator API, insight, administration and benefits',
+    document: 'back',
+    filter: ['--include-path-regex', INSIGHT_AND_BENEFITS],
+    expectsLinks: false,
+    // As above (a role assignment names its role and branch, a voucher its voucherable).
     excludeChecks: ['ensure_resource_availability'],
   },
   { name: 'app API', document: 'front', filter: [], expectsLinks: false, excludeChecks: [] },
@@ -440,6 +457,17 @@ beforeAll(async () => {
       lastName: `Customer ${index}`,
     });
   }
+  // The fuzzer sends thousands of searches with one token: the search rate limit (RL101, 429) would
+  // answer most of them, so its tenant allows as many as the setting may (the limit has its own suite).
+  em.create(Setting, {
+    tenant: em.getReference(Tenant, backend.seed.tenant),
+    key: rateLimitSettingKey('search'),
+    name: 'Search rate limit',
+    area: 'CORE',
+    valueType: 'JSON',
+    branchIds: [0],
+    value: { points: rateLimitBounds.points.maximum, durationSeconds: 1 },
+  });
   await em.flush();
   workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'fleetflow-fuzz-'));
   const app = createApp({

@@ -281,7 +281,7 @@ test('an event and its outbox row commit together: a rolled-back transaction lea
     payload: { marker: 'kept' },
   });
   await tx.flush();
-  expect(await em().count(WebhookOutbox, { event: event.id })).toBe(1);
+  expect(await em().count(WebhookOutbox, { event: [event.id, event.createdAt] })).toBe(1);
   await em().transactional((inner) =>
     insertEvents(inner, tenant, [
       { type: 'VEHICLE_OFFLINE', vehicleId: vehicle.id, payload: { marker: 'kept' } },

@@ -15,8 +15,15 @@ import type {
 } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import {
+  makeWorkflowExporter,
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+} from '@temporalio/interceptors-opentelemetry/lib/worker/index.js';
+import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry/lib/workflow/definitions.js';
 import { baseCode } from '../domain/errors.js';
 import { ensureDefaultMetrics, registryCounter, registryHistogram } from '../platform/http-observability.js';
+import { activeTelemetry, type Telemetry } from '../platform/telemetry.js';
 import type { ObservabilitySinks, WorkflowOutcomeReport } from '../workflows/observability.messages.js';
 
 export type { ObservabilitySinks, WorkflowOutcome } from '../workflows/observability.messages.js';
@@ -100,6 +107,9 @@ export function temporalRuntimeOptions(
   };
 }
 
+/** The workflow span sink's function: the workflow's info and the spans it ended. */
+type OpenTelemetrySinksFn = InjectedSinks<OpenTelemetrySinks>['exporter']['export']['fn'];
+
 export interface WorkerObservabilityOptions {
   registry: Registry;
   logger: Logger;
@@ -109,7 +119,7 @@ export interface WorkerObservability {
   /** For `Worker.create({ interceptors })`. */
   interceptors: { activity: ActivityInterceptorsFactory[]; workflowModules: string[] };
   /** For `Worker.create({ sinks })` (spread beside other sinks if there are any). */
-  sinks: InjectedSinks<ObservabilitySinks>;
+  sinks: InjectedSinks<ObservabilitySinks & OpenTelemetrySinks>;
   /** For `Runtime.install(...)`, before connecting: same as {@link temporalRuntimeOptions}(logger). */
   runtimeOptions: RuntimeOptions;
 }
@@ -159,7 +169,28 @@ export function createWorkerObservability(options: WorkerObservabilityOptions): 
     },
   });
 
-  const sinks: InjectedSinks<ObservabilitySinks> = {
+  // Traces (docs/observability.md): each activity attempt is a span, a child of the workflow's
+  // StartActivity span carried in the activity's headers; with tracing off the tracer is a no-op.
+  const activityTracing: ActivityInterceptorsFactory = (context) => ({
+    inbound: new OpenTelemetryActivityInboundInterceptor(context),
+    outbound: new OpenTelemetryActivityOutboundInterceptor(context),
+  });
+  // Workflow spans are made in the sandbox and handed out through this sink to the process's span
+  // processors (of the tracing running when they arrive; dropped without one).
+  let workflowExporter: { telemetry: Telemetry; sink: ReturnType<typeof makeWorkflowExporter> } | undefined;
+  const exportWorkflowSpans: OpenTelemetrySinksFn = (info, spans) => {
+    const telemetry = activeTelemetry();
+    if (!telemetry) return;
+    if (workflowExporter?.telemetry !== telemetry)
+      workflowExporter = {
+        telemetry,
+        sink: makeWorkflowExporter(telemetry.spanProcessor, telemetry.resource),
+      };
+    workflowExporter.sink.export.fn(info, spans);
+  };
+
+  const sinks: InjectedSinks<ObservabilitySinks & OpenTelemetrySinks> = {
+    exporter: { export: { fn: exportWorkflowSpans, callDuringReplay: false } },
     observability: {
       workflowOutcome: {
         fn(info, report: WorkflowOutcomeReport) {
@@ -181,7 +212,10 @@ export function createWorkerObservability(options: WorkerObservabilityOptions): 
   };
 
   return {
-    interceptors: { activity: [activityMetrics], workflowModules: [workflowInterceptorModule] },
+    interceptors: {
+      activity: [activityMetrics, activityTracing],
+      workflowModules: [workflowInterceptorModule],
+    },
     sinks,
     runtimeOptions: temporalRuntimeOptions(logger),
   };

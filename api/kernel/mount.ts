@@ -290,6 +290,12 @@ function routeHandler(route: AnyRoute, services: ApiServices, knownTenants: Set<
       throw new DomainError('0022', 'text must not contain NUL characters');
     const ctx = context(route, req, services);
     if (!ctx.principal) await assertTenantExists(services.orm, ctx.tenant, knownTenants);
+    // Counted before the access check: a caller probing branches it may not read spends its searches too.
+    if (route.rateLimit)
+      await services.rateLimits.consume(ctx.em, route.rateLimit, {
+        tenant: ctx.tenant,
+        subject: ctx.principal?.subject ?? `address:${req.ip ?? 'unknown'}`,
+      });
     await enforceAccess(route, ctx);
     const reply = await route.handler(ctx);
     if (route.method !== 'get') await ctx.em.flush();

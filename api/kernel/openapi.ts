@@ -53,6 +53,7 @@ export function errorCodesOf(route: AnyRoute): ErrorCode[] {
   if (authentication !== 'required') codes.push('AUTH051');
   if ('permission' in route.access) codes.push('AUTH002', 'branchOf' in route.access ? 'B404' : 'B405');
   if ('customer' in route.access) codes.push('AUTH222');
+  if (route.rateLimit) codes.push('RL101');
   return [...new Set([...codes, ...route.errors])];
 }
 
@@ -69,6 +70,17 @@ function errorResponses(route: AnyRoute): Record<string, Json> {
         String(status),
         {
           description: `Catalogue error:\n- ${lines.join('\n- ')}`,
+          // A rate limit says when to come back (RFC 9110 10.2.3).
+          ...(status === 429
+            ? {
+                headers: {
+                  'Retry-After': {
+                    description: 'Seconds to wait before the next attempt',
+                    schema: { type: 'integer', minimum: 1 },
+                  },
+                },
+              }
+            : {}),
           content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
         },
       ]),
@@ -153,6 +165,9 @@ function operationOf(route: AnyRoute, components: Map<string, Json>): Json {
   const description = [
     route.description,
     accessDescription(route),
+    route.rateLimit
+      ? `**Rate limit:** class \`${route.rateLimit}\`, per caller and tenant (setting \`rateLimits.${route.rateLimit}\`); past it \`RL101\` (429) with \`Retry-After\`.`
+      : undefined,
     route.deprecated ? `**Deprecated:** use \`${route.deprecated.replacement}\` instead.` : undefined,
   ]
     .filter(Boolean)

@@ -6,6 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ErrorCode } from '../../domain/errors.js';
+import type { RateLimitClass } from '../../domain/rate-limits.js';
 import type { Principal } from '../context.js';
 import type { EventFields } from '../../db/events.js';
 import type { Customer } from '../../db/entities/Customer.js';
@@ -192,6 +193,12 @@ export interface RouteDeclaration<
   signedBody?: string;
   /** Paged list: adds `page` and `size` to the query and the X-Total-* headers to the 200 response. */
   paged?: { defaultSize: number; maxSize?: number };
+  /**
+   * A rate-limit class (`'search'`): the kernel counts the caller's requests to every route of the class
+   * per tenant and answers RL101 (429, `Retry-After`) past the limit the setting `rateLimits.<class>`
+   * gives (api/kernel/rate-limits.ts; docs/observability.md). RL101 is added to the route's errors.
+   */
+  rateLimit?: RateLimitClass;
   /** Checked against the route's context, never used to infer it: access helpers can be shared among routes. */
   access: NoInfer<Access<ContextOf<P, Q, B, H>>>;
   /**

@@ -7,6 +7,7 @@ import type { SmsSender } from '../../platform/sms.js';
 import type { PaymentGateways } from '../../platform/payment-gateway/port.js';
 import type { ObjectStore } from '../../platform/object-store.js';
 import type { TokenService } from '../auth.js';
+import type { RateLimits } from './rate-limits.js';
 
 export interface ApiServices {
   orm: MikroORM;
@@ -26,4 +27,6 @@ export interface ApiServices {
   objectStore: ObjectStore;
   /** Lifetime of the pre-signed download links of files. */
   fileLinkTtlSeconds: number;
+  /** The per-caller counters of rate-limited routes (`rateLimit` of a declaration). */
+  rateLimits: RateLimits;
 }

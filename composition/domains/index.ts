@@ -22,6 +22,9 @@ import { issueDomain } from './issues.js';
 import { fileDomain } from './files.js';
 import { exportsDomain } from './exports.js';
 import { webhookDomain } from './webhooks.js';
+import { insightDomain } from './insight.js';
+import { messageDomain } from './messages.js';
+import { platformDomain } from './platform.js';
 
 export const domains: readonly DomainModule[] = [
   organisationDomain,
@@ -44,4 +47,7 @@ export const domains: readonly DomainModule[] = [
   maintenanceDomain,
   exportsDomain,
   webhookDomain,
+  insightDomain,
+  messageDomain,
+  platformDomain,
 ];

@@ -20,6 +20,24 @@ import type { VehicleSensors } from '../../domain/vehicle.js';
  * vehicle and per customer, enforced by partial unique indexes.
  */
 @Entity({ tableName: 'rental' })
+// The insight domain's statements (db/kpis.ts, db/analytics.ts): a vehicle's last rental activity
+// (IDLE_VEHICLES), a branch's rentals ended since midnight (SUCCESSFULLY_ENDED_RENTALS_TODAY) and started in
+// a period (rental start positions).
+@Index({
+  name: 'rental_vehicle_activity',
+  expression:
+    'create index "rental_vehicle_activity" on "rental" ("tenant_id", "vehicle_id", coalesce("ended_at", "started_at")) where "started_at" is not null',
+})
+@Index({
+  name: 'rental_branch_ended',
+  expression:
+    'create index "rental_branch_ended" on "rental" ("tenant_id", "branch_id", "ended_at") where "ended_at" is not null',
+})
+@Index({
+  name: 'rental_branch_started',
+  expression:
+    'create index "rental_branch_started" on "rental" ("tenant_id", "branch_id", "started_at") where "started_at" is not null',
+})
 @Index({ properties: ['tenant', 'branch', 'state'] })
 @Unique({
   name: 'rental_one_open_per_vehicle',

@@ -1,8 +1,9 @@
 import type { Opt } from '@mikro-orm/core';
 import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/decorators/es';
+import type { SettingArea } from '../../domain/settings.js';
 import { TenantScoped } from './TenantScoped.js';
 
-export type SettingArea = 'APP' | 'DASHBOARD' | 'CORE' | 'SHARED';
+export type { SettingArea };
 
 /**
  * A configuration value for some branches; branch id 0 marks the tenant-wide fallback.

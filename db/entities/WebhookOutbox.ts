@@ -28,7 +28,17 @@ export class WebhookOutbox extends TenantScoped {
   @PrimaryKey({ type: 'bigint' })
   id!: string;
 
-  @ManyToOne({ entity: () => Event, ref: false, deleteRule: 'cascade' })
+  /**
+   * The event; its primary key is (id, created_at), as the event table is partitioned by month
+   * (docs/events.md). No foreign key constraint: moving events out of the default partition, or dropping
+   * an old partition, must not cascade into the outbox; db/events.ts writes both in one statement.
+   */
+  @ManyToOne({
+    entity: () => Event,
+    ref: false,
+    joinColumns: ['event_id', 'event_created_at'],
+    createForeignKeyConstraint: false,
+  })
   event!: Event;
 
   @Property({ type: 'string', length: 100 })

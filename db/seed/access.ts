@@ -11,6 +11,9 @@ import { fromBoard, type DomainSeed, type SeedBoard } from './board.js';
 export const demoOperatorClient = { clientId: 'demo-operator', clientSecret: 'demo-operator-secret' };
 export const demoAppClient = { clientId: 'demo-app', clientSecret: 'demo-app-secret' };
 
+/** Permissions only the seeded Administrator role grants: role administration and bookings out of bounds. */
+const administratorsOnly = ['BOOKING_IGNORE_TIME_CONSTRAINTS', 'ROLE_MANAGE', 'BUSINESS_UNIT_ROLE_MANAGE'];
+
 /** Roles Fleet operations, Finance and Administrator; the operator client holds the first two. */
 export const accessSeed: DomainSeed = {
   async rows(tx: EntityManager, board: SeedBoard) {
@@ -19,10 +22,14 @@ export const accessSeed: DomainSeed = {
     const operations = tx.create(Role, {
       tenant,
       name: 'Fleet operations',
-      // Bookings inside the lead time and the advance limit stay an administrator's privilege.
-      permissions: permissions.operational.filter((name) => name !== 'BOOKING_IGNORE_TIME_CONSTRAINTS'),
+      // Bookings inside the lead time and the advance limit, and granting roles, stay an administrator's.
+      permissions: permissions.operational.filter((name) => !administratorsOnly.includes(name)),
     });
-    const finance = tx.create(Role, { tenant, name: 'Finance', permissions: [...permissions.finance] });
+    const finance = tx.create(Role, {
+      tenant,
+      name: 'Finance',
+      permissions: permissions.finance.filter((name) => !administratorsOnly.includes(name)),
+    });
     tx.create(Role, { tenant, name: 'Administrator', permissions: [...permissions.all] });
     const operator = tx.create(ApiClient, {
       tenant,

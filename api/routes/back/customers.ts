@@ -112,6 +112,7 @@ export const searchCustomers = defineRoute({
     searchText: Type.Optional(Str(100, { minLength: 1 })),
   }),
   paged: { defaultSize: 20 },
+  rateLimit: 'search',
   access: {
     anyCaller:
       'the handler requires CUSTOMER_READ on `branchId` when given, else on some branch of the tenant.',

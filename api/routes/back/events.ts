@@ -1,50 +1,17 @@
-import { Type, type Static } from '@sinclair/typebox';
-import type { FilterQuery } from '@mikro-orm/core';
+// Entity event timelines: `GET /{entityType}/{entityId}/events` for every timeline the domains declare
+// (CUSTOMERS, RENTALS, BOOKINGS, VEHICLES), with `includeRelatedEvents` adding the trips' vehicle events.
+// The search over every event is api/routes/back/event-search.ts.
+import { Type } from '@sinclair/typebox';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Branch } from '../../../db/entities/Branch.js';
-import { Event } from '../../../db/entities/Event.js';
+import { timelineEvents, type TimelineSelection } from '../../../db/event-search.js';
+import { eventFamilyPermissions, type EventFamily } from '../../../domain/events.js';
 import { DomainError, type ErrorCode } from '../../../domain/errors.js';
 import { ok, defineRoute, type AnyRoute, type RouteContext } from '../../kernel/route.js';
-import { component, DateTime, Id, Nullable, Position, StringEnum } from '../../kernel/schemas.js';
+import { Id, StringEnum } from '../../kernel/schemas.js';
+import { EventSchema, toEventDto } from './event-representation.js';
+import { callerEventAccess, positionShown, timelineVisibility } from './event-visibility.js';
 
-const EventSchema = component(
-  'Event',
-  Type.Object(
-    {
-      id: Type.Integer({ format: 'int64', minimum: 1 }),
-      type: Type.String(),
-      createdAt: DateTime(),
-      branchId: Nullable(Id()),
-      vehicleId: Nullable(Id()),
-      rentalId: Nullable(Id()),
-      bookingId: Nullable(Id()),
-      guserId: Nullable(Id()),
-      adminGuser: Nullable(Type.String()),
-      position: Nullable(Position),
-      description: Nullable(Type.String()),
-      payload: Nullable(Type.Object({})),
-    },
-    { additionalProperties: false },
-  ),
-);
-
-/** The API's event representation; GPS positions only for callers holding POSITION_LOG_READ. */
-export function toEventDto(event: Event, showPosition: boolean): Static<typeof EventSchema> {
-  return {
-    id: Number(event.id),
-    type: event.type,
-    createdAt: event.createdAt.toISOString(),
-    branchId: event.branchId ?? null,
-    vehicleId: event.vehicleId ?? null,
-    rentalId: event.rentalId ?? null,
-    bookingId: event.bookingId ?? null,
-    guserId: event.customerId ?? null,
-    adminGuser: event.adminSubject ?? null,
-    position: showPosition ? (event.position ?? null) : null,
-    description: event.description ?? null,
-    payload: event.payload ?? null,
-  };
-}
+export { toEventDto } from './event-representation.js';
 
 /**
  * A kind of entity whose event timeline `GET /{entityType}/{entityId}/events` serves. Each domain declares
@@ -55,14 +22,15 @@ export interface EntityTimeline {
   entityType: string;
   /** Answered when the entity does not exist. */
   notFound: ErrorCode;
+  /** The event family whose permission the timeline needs (RENTAL → RENTAL_EVENT_READ, ...). */
+  family: Exclude<EventFamily, 'GENERAL'>;
   /**
-   * The branches whose EVENT_READ the timeline needs: `one` branch (the entity's own), or `readable` for
-   * entities of the whole tenant (customers), whose timeline shows the events of the branches the caller
-   * holds EVENT_READ on and those of no branch. Null when the entity does not exist.
+   * Where that permission is needed: the entity's own branch, or `readable` for entities of the whole
+   * tenant (customers): some branch. Null when the entity does not exist.
    */
   scope(em: EntityManager, entityId: number): Promise<{ branchId: number } | 'readable' | null>;
-  /** The timeline's events; `includeRelatedEvents` as the query asks (a timeline may ignore it). */
-  events(em: EntityManager, entityId: number, includeRelatedEvents: boolean): Promise<FilterQuery<Event>>;
+  /** The timeline's events; `includeRelatedEvents` as the query asks. */
+  selection(em: EntityManager, entityId: number, includeRelatedEvents: boolean): Promise<TimelineSelection>;
 }
 
 /** The route serving every declared timeline. */
@@ -80,15 +48,6 @@ export function entityEventRoutes(timelines: readonly EntityTimeline[]): AnyRout
       return scope;
     });
 
-  /** The branches (ids) on which the caller holds a permission, for timelines of tenant-wide entities. */
-  async function branchesHolding(ctx: RouteContext, permission: string): Promise<number[]> {
-    const branches = await ctx.em.find(Branch, {}, { fields: ['id'], orderBy: { id: 'asc' } });
-    const holding: number[] = [];
-    for (const branch of branches)
-      if (await ctx.holds({ permission, branchId: branch.id })) holding.push(branch.id);
-    return holding;
-  }
-
   const entityEvents = defineRoute({
     operationId: 'entityEvents',
     method: 'get',
@@ -96,7 +55,7 @@ export function entityEventRoutes(timelines: readonly EntityTimeline[]): AnyRout
     interface: 'back',
     summary: "An entity's event timeline, oldest first",
     description:
-      "Rentals, vehicles and bookings need EVENT_READ on the entity's branch. A customer belongs to the whole tenant: the customer's timeline needs EVENT_READ on some branch and shows the events of the branches the caller holds it on, and those of no branch (sign-in, profile). Positions are shown only to callers holding POSITION_LOG_READ on the event's branch.",
+      "Needs the entity's event permission on its branch: RENTALS RENTAL_EVENT_READ, BOOKINGS BOOKING_EVENT_READ, VEHICLES VEHICLE_EVENT_READ; a customer belongs to the whole tenant, so CUSTOMERS needs USER_EVENT_READ on some branch. The timeline shows the events whose family permission the caller holds on the event's branch (an event of no branch: on some branch; types of no entity family need EVENT_READ). Positions only with POSITION_LOG_READ on the event's branch (tenant-wide for an event of no branch).",
     tags: ['Events'],
     params: Type.Object({ entityType: StringEnum(entityTypes), entityId: Id() }),
     query: Type.Object({
@@ -104,14 +63,14 @@ export function entityEventRoutes(timelines: readonly EntityTimeline[]): AnyRout
         Type.Boolean({
           default: false,
           description:
-            "RENTALS only: adds the rental's vehicle events of the trip (from reservation to end, or now while open).",
+            "Adds the vehicle events of the entity's trips (a trip: a rental from its reservation to its end, or now while open): RENTALS its own, BOOKINGS its rental's, CUSTOMERS those of the customer's rentals; VEHICLES adds the events of the vehicle's rentals that do not name the vehicle.",
         }),
       ),
     }),
     paged: { defaultSize: 50 },
     access: {
       anyCaller:
-        "the handler requires EVENT_READ on the entity's branch, or for a customer on the branches whose events it shows (AUTH002 when none).",
+        "the handler requires the entity's event permission on the entity's branch, or for a customer on some branch (AUTH002 otherwise), and shows only the events the caller's family permissions cover.",
     },
     responses: { 200: { description: 'Events', schema: Type.Array(EventSchema) } },
     errors: ['AUTH002', 'B404', ...timelines.map((timeline) => timeline.notFound)],
@@ -119,30 +78,27 @@ export function entityEventRoutes(timelines: readonly EntityTimeline[]): AnyRout
       const { em, params, query, page } = ctx;
       const timeline = timelineOf(params.entityType);
       const scope = await scopeOf(ctx);
-      let where = await timeline.events(em, params.entityId, query.includeRelatedEvents ?? false);
-      let positionBranches: (branchId: number | null | undefined) => boolean;
+      const permission = eventFamilyPermissions[timeline.family];
       if (scope === 'readable') {
-        const readable = await branchesHolding(ctx, 'EVENT_READ');
-        if (readable.length === 0)
-          throw new DomainError('AUTH002', 'missing permission EVENT_READ on any branch');
-        where = { $and: [where, { $or: [{ branchId: { $in: readable } }, { branchId: null }] }] };
-        const positions = new Set(await branchesHolding(ctx, 'POSITION_LOG_READ'));
-        positionBranches = (branchId) => branchId != null && positions.has(branchId);
-      } else {
-        await ctx.authorize('EVENT_READ', scope);
-        const showPosition = await ctx.holds({ permission: 'POSITION_LOG_READ', branchId: scope.branchId });
-        positionBranches = () => showPosition;
-      }
-      const [events, total] = await em.findAndCount(Event, where, {
-        orderBy: { id: 'asc' },
+        if (!(await ctx.holds({ permission })))
+          throw new DomainError('AUTH002', `missing permission ${permission} on any branch`);
+      } else await ctx.authorize(permission, scope);
+      const access = await callerEventAccess(ctx);
+      const selection = await timeline.selection(em, params.entityId, query.includeRelatedEvents ?? false);
+      const { rows, total } = await timelineEvents(em, ctx.tenant, selection, timelineVisibility(access), {
         limit: page.size,
         offset: page.offset,
       });
       return ok(
-        events.map((event) => toEventDto(event, positionBranches(event.branchId))),
+        rows.map((row) => toEventDto(row, positionShown(access, row.branch_id))),
         { total },
       );
     },
   });
   return [entityEvents];
+}
+
+/** The trip of a rental: its vehicle from its reservation to its end (now while it is open). */
+export function tripOf(rental: { vehicle: { id: number }; reservedAt: Date; endedAt?: Date | null }) {
+  return { vehicleId: rental.vehicle.id, from: rental.reservedAt, to: rental.endedAt ?? new Date() };
 }

@@ -209,6 +209,7 @@ export const listRentals = defineRoute({
     ),
   }),
   paged: { defaultSize: 20 },
+  rateLimit: 'search',
   access: {
     permission: 'RENTAL_READ',
     branchOf: 'query parameter branchId',
