@@ -25,6 +25,7 @@ import { webhookDomain } from './webhooks.js';
 import { insightDomain } from './insight.js';
 import { messageDomain } from './messages.js';
 import { platformDomain } from './platform.js';
+import { feedsDomain } from './feeds.js';
 
 export const domains: readonly DomainModule[] = [
   organisationDomain,
@@ -50,4 +51,5 @@ export const domains: readonly DomainModule[] = [
   insightDomain,
   messageDomain,
   platformDomain,
+  feedsDomain,
 ];
