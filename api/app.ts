@@ -10,7 +10,7 @@ import type { CatalogueEntry } from '../domain/errors.js';
 import type { PermissionCatalogue } from '../domain/permissions.js';
 import type { ProcessKind } from '../workflows/process-kind.js';
 import type { AnyRoute } from './kernel/route.js';
-import { backDocument, frontDocument, maintenanceDocument } from './documents.js';
+import { backDocument, frontDocument, maintenanceDocument, mdsDocument } from './documents.js';
 import { assignTraceId, errorHandler, unknownRoute } from './errors.js';
 import { TokenService } from './auth.js';
 import { healthRouter, type ReadinessCheck } from './routes/health.js';
@@ -103,11 +103,13 @@ export const infrastructureRoutes = [
   'GET /openapi/back.json',
   'GET /openapi/front.json',
   'GET /openapi/maintenance.json',
+  'GET /openapi/mds.json',
   'GET /error-catalogue.json',
   'GET /docs',
   'GET /docs/back',
   'GET /docs/front',
   'GET /docs/maintenance',
+  'GET /docs/mds',
   'GET /metrics',
 ] as const;
 
@@ -128,6 +130,7 @@ export function createApp(deps: ApiDeps, contents: ApiContents): express.Express
   const back = backDocument(routes);
   const front = frontDocument(routes);
   const maintenance = maintenanceDocument(routes);
+  const mds = mdsDocument(routes);
   const logger = deps.logger ?? createLogger('api');
   const observability = createHttpObservability({ logger, registry: deps.metrics ?? new Registry() });
   // With tracing on, each request is a server span, and its trace id is the request's trace id.
@@ -141,6 +144,7 @@ export function createApp(deps: ApiDeps, contents: ApiContents): express.Express
   app.get('/openapi/back.json', (_req, res) => void res.json(back));
   app.get('/openapi/front.json', (_req, res) => void res.json(front));
   app.get('/openapi/maintenance.json', (_req, res) => void res.json(maintenance));
+  app.get('/openapi/mds.json', (_req, res) => void res.json(mds));
   const catalogue = contents.errorCatalogue.map(({ code, meaning, retryable, httpStatus, source }) => ({
     code,
     meaning,
@@ -164,6 +168,10 @@ export function createApp(deps: ApiDeps, contents: ApiContents): express.Express
     (_req, res) =>
       void res.type('html').send(docsPage('fleetflow maintenance service API', '/openapi/maintenance.json')),
   );
+  app.get(
+    '/docs/mds',
+    (_req, res) => void res.type('html').send(docsPage('fleetflow MDS provider API', '/openapi/mds.json')),
+  );
 
   app.use(
     express.json({
@@ -182,6 +190,7 @@ export function createApp(deps: ApiDeps, contents: ApiContents): express.Express
   app.use(validator(back, /^\/v1\/[^/]+\/(back|auth)(\/|$)/, deps.validateResponses ?? false));
   app.use(validator(front, /^\/v1\/[^/]+\/front(\/|$)/, deps.validateResponses ?? false));
   app.use(validator(maintenance, /^\/v1\/[^/]+\/maintenance(\/|$)/, deps.validateResponses ?? false));
+  app.use(validator(mds, /^\/v1\/[^/]+\/mds(\/|$)/, deps.validateResponses ?? false));
   const config = loadConfig();
   mountRoutes(app, routes, {
     mail:

@@ -93,25 +93,28 @@ export const NAMED_SUBJECT = /^[^\s\p{C}](?:[^\p{C}]{0,198}[^\s\p{C}])?$/u;
 
 /**
  * The caller a verified token names, its claims checked strictly before any use: tenant (`tid`) in the
- * form of the path segment, subject type (`sty`) one of the three, scope one of the two interfaces, and a
- * subject (`sub`) of its type's form (a customer id is a plain decimal integer within the id range). A
- * token signed with the right key but claims of another shape is AUTH005.
+ * form of the path segment, subject type (`sty`) one of the four, scope one of the three interfaces (an
+ * AGENCY holds scope `mds` and nothing else holds it), and a subject (`sub`) of its type's form (a customer
+ * id is a plain decimal integer within the id range). A token signed with the right key but claims of
+ * another shape is AUTH005.
  */
 function principalOf(payload: Record<string, unknown>): Principal {
   const { tid, sub, sty, scope } = payload;
   if (typeof tid !== 'string' || !TENANT_CLAIM.test(tid))
     throw new DomainError('AUTH005', 'the token names no valid tenant');
-  if (scope !== 'back' && scope !== 'front')
+  if (scope !== 'back' && scope !== 'front' && scope !== 'mds')
     throw new DomainError('AUTH005', 'the token names no valid scope');
-  if (sty !== 'API_CLIENT' && sty !== 'OPERATOR' && sty !== 'CUSTOMER')
+  if (sty !== 'API_CLIENT' && sty !== 'OPERATOR' && sty !== 'CUSTOMER' && sty !== 'AGENCY')
     throw new DomainError('AUTH005', 'the token names no valid subject type');
+  if ((sty === 'AGENCY') !== (scope === 'mds'))
+    throw new DomainError('AUTH005', 'only agency tokens carry the mds scope');
   const validSubject =
     typeof sub === 'string' &&
     (sty === 'CUSTOMER'
       ? CUSTOMER_SUBJECT.test(sub) && Number(sub) <= 2147483647 && scope === 'front'
       : NAMED_SUBJECT.test(sub));
   if (!validSubject) throw new DomainError('AUTH005', 'the token names no valid subject');
-  const prefix = { OPERATOR: 'operator', CUSTOMER: 'customer', API_CLIENT: 'client' }[sty];
+  const prefix = { OPERATOR: 'operator', CUSTOMER: 'customer', API_CLIENT: 'client', AGENCY: 'agency' }[sty];
   return { tenant: tid, subjectId: sub, subjectType: sty, subject: `${prefix}:${sub}`, scope };
 }
 
@@ -131,7 +134,7 @@ function bearerToken(req: Request): string | undefined {
 export async function authenticateRequest(
   tokens: TokenService,
   req: Request,
-  scope: InterfaceScope,
+  scope: InterfaceScope | 'mds',
   tenant: string,
   mode: 'required' | 'optional',
 ): Promise<Principal | undefined> {

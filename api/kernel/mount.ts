@@ -119,7 +119,7 @@ export class RouteTable {
   }
 }
 
-const interfacePrefix = /^\/v1\/([^/]+)\/(back|front|maintenance)(?:\/|$)/;
+const interfacePrefix = /^\/v1\/([^/]+)\/(back|front|maintenance|mds)(?:\/|$)/;
 
 /**
  * Authentication of `/v1/{tenant}/back`, `/front` and `/maintenance` (operators' `back` tokens), before the
@@ -142,7 +142,7 @@ export function authenticationMiddleware(table: RouteTable, tokens: TokenService
       } catch {
         throw new DomainError('0022', 'the tenant in the path is not correctly percent-encoded');
       }
-      const scope = scopeOfInterface(prefix[2] as 'back' | 'front' | 'maintenance');
+      const scope = scopeOfInterface(prefix[2] as 'back' | 'front' | 'maintenance' | 'mds');
       const principal = await authenticateRequest(tokens, req, scope, tenant, mode);
       if (principal) req.context.principal = principal;
     }

@@ -156,7 +156,13 @@ function operationOf(route: AnyRoute, components: Map<string, Json>): Json {
             ),
           }
         : response.schema
-          ? { content: { 'application/json': { schema: toJsonSchema(response.schema, components) } } }
+          ? {
+              content: {
+                [(response.mediaType as string | undefined) ?? 'application/json']: {
+                  schema: toJsonSchema(response.schema, components),
+                },
+              },
+            }
           : {}),
       ...(response.links ? { links: response.links } : {}),
     };
@@ -207,7 +213,7 @@ export interface DocumentInfo {
   description: string;
 }
 
-/** The OpenAPI 3.1 document of one interface; `auth` routes appear in every document. */
+/** The OpenAPI 3.1 document of one interface; `auth` routes appear in every document but the MDS one. */
 export function buildDocument(
   apiInterface: Exclude<ApiInterface, 'auth'>,
   info: DocumentInfo,
@@ -218,7 +224,7 @@ export function buildDocument(
   const paths: Record<string, Json> = {};
   const tags = new Set<string>();
   for (const route of routes) {
-    if (route.interface !== apiInterface && route.interface !== 'auth') continue;
+    if (route.interface !== apiInterface && (route.interface !== 'auth' || apiInterface === 'mds')) continue;
     const path = fullPath(route);
     paths[path] ??= {};
     if (paths[path][route.method]) throw new Error(`${route.method.toUpperCase()} ${path} is declared twice`);

@@ -15,14 +15,16 @@ import type { ApiServices } from './services.js';
 
 /**
  * Which document and authentication a route belongs to: the operator interface (`back`), the app
- * interface (`front`), the token endpoints (`auth`, in every document) and the maintenance service
- * (`maintenance`: its own document, operators' `back` tokens).
+ * interface (`front`), the token endpoints (`auth`, in every document), the maintenance service
+ * (`maintenance`: its own document, operators' `back` tokens) and the MDS provider interface (`mds`: its
+ * own document, agencies' `mds` tokens; docs/mds.md).
  */
-export type ApiInterface = 'back' | 'front' | 'auth' | 'maintenance';
+export type ApiInterface = 'back' | 'front' | 'auth' | 'maintenance' | 'mds';
 
 /** The token scope an interface's routes require: the maintenance service is an operators' interface. */
-export const scopeOfInterface = (apiInterface: 'back' | 'front' | 'maintenance'): 'back' | 'front' =>
-  apiInterface === 'front' ? 'front' : 'back';
+export const scopeOfInterface = (
+  apiInterface: 'back' | 'front' | 'maintenance' | 'mds',
+): 'back' | 'front' | 'mds' => (apiInterface === 'maintenance' ? 'back' : apiInterface);
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -36,6 +38,8 @@ export interface SuccessResponse {
    */
   files?: readonly string[];
   headers?: Readonly<Record<string, { description: string; schema: TSchema }>>;
+  /** The JSON body's media type when not `application/json` (the handler sets `Content-Type` to it). */
+  mediaType?: string;
   /** OpenAPI links from this response to other operations (drive stateful tests and clients). */
   links?: Readonly<Record<string, ResponseLink>>;
 }
