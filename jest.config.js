@@ -6,6 +6,7 @@
 const unitSuites = [
   'domain',
   'pricing-engine',
+  'pricing-benefits',
   // Starts its own in-process aedes broker.
   'devices',
   'booking-availability-rules',

@@ -22,7 +22,9 @@ import {
 import { issueInvoice } from './invoices.js';
 import { DomainError } from '../domain/errors.js';
 import { bookingCancellation, priceFee } from '../domain/pricing-fees.js';
-import { priceBooking } from '../domain/pricing-booking.js';
+import { bookingLines, priceBooking } from '../domain/pricing-booking.js';
+import { priceWithBenefits } from '../domain/pricing-benefits.js';
+import { billingBenefits, consumeBenefits, rentalBenefitKey } from './pricing-benefits.js';
 import type { PriceResult } from '../domain/pricing.js';
 import { rentalDistance } from '../domain/rental-pricing.js';
 
@@ -152,19 +154,42 @@ export async function finaliseBookingRentalBilling(
   let endOdometerKm = rental.endOdometerKm;
   if (started && endOdometerKm == null)
     endOdometerKm = (await em.findOne(Vehicle, rental.vehicle.id))?.odometerKm ?? null;
-  const price = started
-    ? priceBooking(
-        pricing.priced,
-        {
-          startMs: booking.startTime.getTime(),
-          endMs: booking.endTime.getTime(),
-          distance: rentalDistance(rental.startOdometerKm, endOdometerKm, pricing.priced.distanceUnit),
-          additions: booking.additions,
-          returnedAtMs: options.at.getTime(),
-        },
-        pricing.tax,
-      )
-    : priceFee(pricing.priced, pricing.tax, { code: 'NOT_STARTED', description: 'Not started', amount: '0' });
+  let price: PriceResult;
+  if (started) {
+    // The customer's (and the business account's) vouchers, taken once per rental whatever retries.
+    const key = rentalBenefitKey(rental.id);
+    const benefits = await billingBenefits(
+      em,
+      {
+        customerId: booking.customer.id,
+        userGroupId: booking.userGroup?.id ?? null,
+        branchId: booking.branch.id,
+        vehicleCategoryId: booking.vehicleCategory.id,
+        at: options.at,
+      },
+      key,
+      { frozen: rental.priceV4 != null },
+    );
+    const lines = bookingLines(
+      pricing.priced,
+      {
+        startMs: booking.startTime.getTime(),
+        endMs: booking.endTime.getTime(),
+        distance: rentalDistance(rental.startOdometerKm, endOdometerKm, pricing.priced.distanceUnit),
+        additions: booking.additions,
+        returnedAtMs: options.at.getTime(),
+      },
+      pricing.tax,
+    );
+    const priced = priceWithBenefits(pricing.priced, pricing.tax, lines, benefits);
+    await consumeBenefits(em, priced.applied, key, rental.id);
+    price = priced.result;
+  } else
+    price = priceFee(pricing.priced, pricing.tax, {
+      code: 'NOT_STARTED',
+      description: 'Not started',
+      amount: '0',
+    });
   rental.price = price.price;
   rental.priceV3 = price.priceV3;
   rental.priceV4 = price.priceV4;

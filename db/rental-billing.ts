@@ -21,7 +21,8 @@ import { recordEvent } from './events.js';
 import { DomainError } from '../domain/errors.js';
 import { formatAmount } from '../domain/money.js';
 import { applicableVersion } from '../domain/pricing-versions.js';
-import { priceOnDemandRental } from '../domain/pricing-on-demand.js';
+import { onDemandRentalLines } from '../domain/pricing-on-demand.js';
+import { priceWithBenefits, type AppliedBenefit, type PricingBenefit } from '../domain/pricing-benefits.js';
 import type { PriceResult } from '../domain/pricing.js';
 import {
   RENTAL_DEPOSIT_SETTING_KEY,
@@ -32,6 +33,8 @@ import {
 } from '../domain/rental-pricing.js';
 import { terminalRentalStates } from '../domain/rental.js';
 import { bookingOfRental, finaliseBookingRentalBilling } from './booking-billing.js';
+import { billingBenefits, consumeBenefits, estimateBenefits, rentalBenefitKey } from './pricing-benefits.js';
+import type { RentalBenefitContext } from './vouchers.js';
 
 /**
  * The on-demand pricing version a new rental pins (the one applying at `at` to its branch and vehicle
@@ -98,21 +101,41 @@ export async function pinRentalPricing(
   return { id: found.id };
 }
 
-/** A rental's price with the phases it came from (the billing overview shows both). */
+/** A rental's price with the phases it came from (the billing overview shows both) and its benefits. */
 export interface RentalPricing {
   result: PriceResult;
   phases: BilledPhase[];
+  /** The vouchers the price took (domain/pricing-benefits.ts), each with what it takes from its voucher. */
+  applied: AppliedBenefit[];
+}
+
+/** Whose vouchers apply to a rental, where and when (its customer and business account, branch, category). */
+export async function rentalBenefitContext(
+  em: EntityManager,
+  rental: Rental,
+  atMs: number,
+): Promise<RentalBenefitContext> {
+  const vehicle = await em.findOne(Vehicle, rental.vehicle.id);
+  return {
+    customerId: rental.customer.id,
+    userGroupId: rental.userGroup?.id ?? null,
+    branchId: rental.branch.id,
+    vehicleCategoryId: vehicle?.category.id ?? null,
+    at: new Date(atMs),
+  };
 }
 
 /**
  * Prices a rental at `atMs` with its pinned version: the running estimate while it is open (the open phase
  * up to `atMs`, the distance so far from the vehicle's odometer), the final price once it ended.
- * ODP104 when the rental pinned no version.
+ * `benefits`: the vouchers to apply; absent, the customer's applicable vouchers as an estimate (read,
+ * never taken). ODP104 when the rental pinned no version.
  */
 export async function priceRentalWithPhases(
   em: EntityManager,
   rental: Rental,
   atMs: number,
+  benefits?: readonly PricingBenefit[],
 ): Promise<RentalPricing> {
   if (!rental.pricingBundleVersion)
     throw new DomainError('ODP104', `rental ${rental.id} has no pinned pricing version`);
@@ -139,8 +162,14 @@ export async function priceRentalWithPhases(
     ended && rental.endedAt ? rental.endedAt.getTime() : atMs,
   );
   const distance = rentalDistance(rental.startOdometerKm, endOdometerKm, pricing.priced.distanceUnit);
-  const result = priceOnDemandRental(pricing.priced, { phases: spans, distance }, pricing.tax);
-  return { result, phases: billed };
+  const given = benefits ?? (await estimateBenefits(em, await rentalBenefitContext(em, rental, atMs)));
+  const { result, applied } = priceWithBenefits(
+    pricing.priced,
+    pricing.tax,
+    onDemandRentalLines(pricing.priced, { phases: spans, distance }),
+    given,
+  );
+  return { result, phases: billed, applied };
 }
 
 /** The rental's price at `atMs` with exactly its pinned version (see `priceRentalWithPhases`). */
@@ -176,7 +205,15 @@ export async function finaliseRentalBilling(
   // A booking's rental is priced by the booking's pricing (its window, late return, additions).
   const booking = await bookingOfRental(em, rental.id);
   if (booking) return finaliseBookingRentalBilling(em, rental, booking, options);
-  const price = await priceRental(em, rental, options.at.getTime());
+  // The customer's vouchers, taken once per rental (the key), whichever attempt or step prices it.
+  const key = rentalBenefitKey(rental.id);
+  const atMs = (rental.endedAt ?? options.at).getTime();
+  const benefits = await billingBenefits(em, await rentalBenefitContext(em, rental, atMs), key, {
+    frozen: rental.priceV4 != null,
+  });
+  const priced = await priceRentalWithPhases(em, rental, options.at.getTime(), benefits);
+  await consumeBenefits(em, priced.applied, key, rental.id);
+  const price = priced.result;
   rental.price = price.price;
   rental.priceV3 = price.priceV3;
   rental.priceV4 = price.priceV4;

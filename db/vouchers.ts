@@ -344,10 +344,14 @@ function breadth(voucher: Voucher): number {
 export async function applicableVouchers(
   em: EntityManager,
   context: RentalBenefitContext,
+  /** `refresh: false` reads without moving states first (an estimate outside a transaction). */
+  options: { refresh?: boolean } = {},
 ): Promise<Voucher[]> {
   const tenant = tenantOf(em);
-  await refreshVoucherStates(em, { customerId: context.customerId }, context.at);
-  if (context.userGroupId) await refreshVoucherStates(em, { userGroupId: context.userGroupId }, context.at);
+  if (options.refresh !== false) {
+    await refreshVoucherStates(em, { customerId: context.customerId }, context.at);
+    if (context.userGroupId) await refreshVoucherStates(em, { userGroupId: context.userGroupId }, context.at);
+  }
   const owners = [
     { customerId: context.customerId },
     ...(context.userGroupId ? [{ userGroupId: context.userGroupId }] : []),

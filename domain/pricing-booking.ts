@@ -150,6 +150,11 @@ export function priceBooking(
   input: BookingPricingInput,
   tax: TaxContext,
 ): PriceResult {
+  return buildResult(version, tax, bookingLines(version, input, tax));
+}
+
+/** The lines of a booking before rounding (`priceBooking`; benefits apply to them). */
+export function bookingLines(version: PricedVersion, input: BookingPricingInput, tax: TaxContext): RawLine[] {
   const rules = version.rules.booking;
   if (version.bundleType !== 'BOOKING' || !rules)
     throw new DomainError('ODP110', 'bookings are priced by BOOKING bundles');
@@ -262,5 +267,5 @@ export function priceBooking(
       });
     }
   }
-  return buildResult(version, tax, lines);
+  return lines;
 }

@@ -56,6 +56,14 @@ export function priceOnDemandRental(
   input: { phases: readonly PhaseSpan[]; distance: string },
   tax: TaxContext,
 ): PriceResult {
+  return buildResult(version, tax, onDemandRentalLines(version, input));
+}
+
+/** The lines of an on-demand rental before rounding (`priceOnDemandRental`; benefits apply to them). */
+export function onDemandRentalLines(
+  version: PricedVersion,
+  input: { phases: readonly PhaseSpan[]; distance: string },
+): RawLine[] {
   const rules = version.rules.onDemand;
   const mode = version.rules.freeFloatingPricingMode;
   if (version.bundleType !== 'ON_DEMAND_LEGACY' || !rules || !mode)
@@ -131,7 +139,7 @@ export function priceOnDemandRental(
         fixedLine('MINIMUM_PRICE', 'ADJUSTMENT', 'Top-up to the minimum price', minimum.minus(subtotal)),
       );
   }
-  return buildResult(version, tax, lines);
+  return lines;
 }
 
 /** Index of the slot that holds billable minute offset `ms` (the slot whose range contains the last minute). */

@@ -27,6 +27,8 @@ export const priceLineGroups = [
   'ADDITION',
   'PENALTY',
   'ADJUSTMENT',
+  // A voucher's reduction (domain/pricing-benefits.ts): negative, one line per voucher applied.
+  'BENEFIT',
 ] as const;
 export type PriceLineGroup = (typeof priceLineGroups)[number];
 

@@ -12,6 +12,7 @@ import { UserSubscriptionPeriod } from '../../db/entities/UserSubscriptionPeriod
 import { Migration20261125062500_user_subscriptions } from '../../db/migrations/Migration20261125062500_user_subscriptions.js';
 import { Migration20261125073620_user_subscription_step_key } from '../../db/migrations/Migration20261125073620_user_subscription_step_key.js';
 import { Migration20261125062708_benefits } from '../../db/migrations/Migration20261125062708_benefits.js';
+import { Migration20261201200000_benefit_price_lines } from '../../db/migrations/Migration20261201200000_benefit_price_lines.js';
 import { voucherableRoutes } from '../../api/routes/back/voucherables.js';
 import { annotationRoutes } from '../../api/routes/back/annotations.js';
 import { annotationCustomerRoutes } from '../../api/routes/back/annotations-customers.js';
@@ -53,6 +54,8 @@ export const benefitDomain = defineDomain({
     Migration20261125062500_user_subscriptions,
     Migration20261125073620_user_subscription_step_key,
     Migration20261125062708_benefits,
+    // Benefits in prices: invoice lines of the BENEFIT group.
+    Migration20261201200000_benefit_price_lines,
   ],
   // Vouchers' permissions: templates, vouchers, codes, annotations, rewards and packages (finance scope).
   permissions: {
