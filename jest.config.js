@@ -16,6 +16,7 @@ const unitSuites = [
   'maintenance-rules',
   'voucherables-rules',
   'subscription-rules',
+  'mds-rules',
   // Replays tests/histories in-process: a replay worker needs no Temporal server.
   'replay',
 ];
