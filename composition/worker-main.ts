@@ -13,6 +13,7 @@ import { runRecurringTaskStarter } from '../workers/recurring-task-starter.js';
 import { runWebhookDispatchStarter } from '../workers/webhook-dispatch-starter.js';
 import { runExportScheduleStarter } from '../workers/export-schedule-starter.js';
 import { runEventPartitionStarter } from '../workers/event-partition-starter.js';
+import { runVoucherStateStarter } from '../workers/voucher-state-starter.js';
 import {
   createWorkerObservability,
   startMetricsServer,
@@ -109,6 +110,15 @@ const stopExportScheduleStarter = runExportScheduleStarter(orm, temporal, {
     error ? exportStarterLog.error({ err: error }, message) : exportStarterLog.info(message),
 });
 
+// Vouchers' states (PENDING → ACTIVE with credit, → EXPIRED) moved by a `voucher-states:{tenant}` schedule.
+const voucherStarterLog = log.child({ component: 'voucher-state-starter' });
+const stopVoucherStateStarter = runVoucherStateStarter(orm, temporal, {
+  intervalMs: 10 * 60_000,
+  tenants: config.starterTenants,
+  log: (message, error) =>
+    error ? voucherStarterLog.error({ err: error }, message) : voucherStarterLog.info(message),
+});
+
 // The event table's monthly partitions, created ahead by the daily `event-partitions` schedule.
 const partitionStarterLog = log.child({ component: 'event-partition-starter' });
 const stopEventPartitionStarter = runEventPartitionStarter(temporal, {
@@ -128,6 +138,7 @@ const webhookStarter = runWebhookDispatchStarter(orm, temporal, {
 const shutdown = () => {
   void webhookStarter.stop();
   stopExportScheduleStarter();
+  stopVoucherStateStarter();
   stopEventPartitionStarter();
   stopPaymentStarter();
   stopRecurringTaskStarter();

@@ -75,12 +75,13 @@ export async function billingBenefits(
     (a, b) => a - b,
   );
   if (ids.length === 0) return [];
-  const locked = await em.find(
-    Voucher,
-    { id: { $in: ids } },
-    { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: 'asc' }, refresh: true },
-  );
-  const usable = locked.filter((voucher) => taken.has(voucher.id) || voucher.status === 'ACTIVE');
+  // One row at a time, in id order, as `consumeVoucher` locks them: read again once locked, so a rental
+  // that waited sees what the one before it left.
+  const usable: Voucher[] = [];
+  for (const id of ids) {
+    const voucher = await em.findOne(Voucher, id, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    if (voucher && (taken.has(id) || voucher.status === 'ACTIVE')) usable.push(voucher);
+  }
   const benefits = await asPricingBenefits(em, usable);
   return benefits.map((benefit) => {
     const row = taken.get(benefit.voucherId);

@@ -29,6 +29,7 @@ import { deprecatedSubscriptionRoutes } from '../../api/routes/back/subscription
 import { appSubscriptionRoutes } from '../../api/routes/front/subscriptions.js';
 import { appUserSubscriptionRoutes } from '../../api/routes/front/user-subscriptions.js';
 import { createSubscriptionActivities } from '../../activities/subscription.js';
+import { createVoucherStateActivities } from '../../activities/voucher-states.js';
 import { benefitSeed } from '../../db/seed/benefits.js';
 import { defineDomain } from './domain.js';
 
@@ -67,9 +68,10 @@ export const benefitDomain = defineDomain({
       'USER_SUBSCRIPTION_MANAGE',
     ],
   },
-  // Subscriptions: the user subscription workflow, its activities and its process kind.
-  activities: createSubscriptionActivities,
-  workflows: new URL('../../workflows/subscription.ts', import.meta.url),
+  // Subscriptions: the user subscription workflow, its activities and its process kind; the voucher state
+  // keeper (a Temporal Schedule per tenant, workers/voucher-state-starter.ts) and its activity.
+  activities: (deps) => ({ ...createSubscriptionActivities(deps), ...createVoucherStateActivities(deps) }),
+  workflows: new URL('../../workflows/benefits.ts', import.meta.url),
   processes: [{ workflowIdPrefix: 'subscription', notRunning: 'SU104', noun: 'subscription' }],
   routes: [
     // Vouchers' routes
