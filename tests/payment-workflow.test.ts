@@ -548,7 +548,9 @@ describe('automatic billing (finance.invoice.autoBill, enabled by default)', () 
       await autoBillInvoice(deps, finance.tenant, invoice.id, 'activity-key'),
       await autoBillInvoice(deps, finance.tenant, invoice.id, 'activity-key'),
     ];
-    expect(again!.id).toBe(first!.id);
+    // The second billing finds the payment the first one made while it still runs (and starts it again, a
+    // no-op), or nothing to start once it has settled meanwhile: either way one payment, charged once.
+    if (again !== null) expect(again.id).toBe(first!.id);
     expect(await em().count(Payment, { invoice: invoice.id })).toBe(1);
     const handle = finance.client.workflow.getHandle<typeof paymentWorkflow>(first!.workflowId);
     expect((await handle.result()).state).toBe('PAID');
