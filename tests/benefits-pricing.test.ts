@@ -1,6 +1,7 @@
 // Benefits in prices against the real stack: a rental reserved, started and ended through the app and
 // the rental workflow whose price, priceV4 and invoice show each benefit as its own negative line, with
-// its vouchers taken once (a retried bill takes nothing more); customers' isolation (one customer's
+// its vouchers taken once (a retried bill takes nothing more); a booking picked up and returned whose final
+// price takes an addition's and a time discount; customers' isolation (one customer's
 // vouchers never price another's rental, nor another branch's or category's); a fast-check property that
 // a business account's vouchers shared by concurrent rentals, billed several times each, never go below
 // zero and lose exactly what the prices show.
@@ -23,6 +24,7 @@ import { grantVouchersTo, type VoucherOwner } from '../db/voucher-grants.js';
 import type { Benefit } from '../domain/benefits.js';
 import type { PriceResult } from '../domain/pricing.js';
 import { type CallOptions, type Reply } from './support/http.js';
+import { testCustomer } from './support/invoices.js';
 import { startSession, type Session } from './support/session.js';
 
 let session: Session;
@@ -202,6 +204,76 @@ describe('a rental through the app and the rental workflow', () => {
     expect((await voucherNow(annaVoucher!.id)).status).toBe('ACTIVE');
     expect(await session.em().count(VoucherConsumption, { voucher: annaVoucher!.id })).toBe(0);
   });
+});
+
+describe('a booking picked up and returned', () => {
+  test('its final price and invoice take the customer’s vouchers: an addition by its code, the time', async () => {
+    const customer = await testCustomer(session, { token: 'pm_card_visa' });
+    const token = await session.customerToken(customer);
+    const [seat] = await grant(
+      await template([
+        { type: 'Discount', amount: '1', costSources: [{ group: 'ADDITION', code: 'CHILD_SEAT' }] },
+      ]),
+      { customerId: customer },
+    );
+    const [time] = await grant(
+      await template([{ type: 'Discount', amount: '0.5', applicablePriceType: 'TIME_PRICE' }]),
+      { customerId: customer },
+    );
+    const station = session.seed.bookingStationIds[0]!;
+    const car = await session.em().findOneOrFail(Vehicle, { branch: station });
+    const start = Date.now() + 20 * 60_000;
+    const made = await call('POST', front('/bookings'), {
+      token,
+      body: {
+        branchId: station,
+        vehicleCategoryId: car.category.id,
+        startTime: new Date(start).toISOString(),
+        endTime: new Date(start + 60 * 60_000).toISOString(),
+        additions: ['CHILD_SEAT'],
+      },
+    });
+    expect([made.status, made.body.errorCode]).toEqual([201, undefined]);
+    const id: number = made.body.id;
+    let delivered: Reply | undefined;
+    for (let attempt = 0; attempt < 50; attempt++) {
+      delivered = await call('GET', back(`/bookings/${id}`), { token: session.operatorToken });
+      if (delivered.body.state === 'DELIVERED') break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(delivered!.body.state).toBe('DELIVERED');
+    expect((await call('POST', front(`/bookings/${id}/check-in`), { token })).status).toBe(200);
+    const picked = await call('POST', back(`/bookings/${id}?rentalAuthOverride=true`), {
+      token: session.operatorToken,
+    });
+    expect([picked.status, picked.body.errorCode]).toEqual([200, undefined]);
+    const rentalId: number = picked.body.rentalId;
+    const ended = await call('POST', back(`/rentals/${rentalId}/operation`), {
+      token: session.operatorToken,
+      body: { operationType: 'END', adminOverride: true },
+    });
+    expect(ended.status).toBe(200);
+    const priceV4 = ended.body.priceV4 as PriceResult['priceV4'];
+    const timeGross = priceV4.lines
+      .filter((line) => line.group === 'TIME')
+      .reduce((sum, line) => sum.plus(line.gross), new Decimal(0));
+    const seatLine = priceV4.lines.find((line) => line.code === 'ADDITION_CHILD_SEAT')!;
+    expect(benefitLines(priceV4).map((line) => [line.code, line.gross])).toEqual([
+      [`DISCOUNT_V${seat!.id}`, new Decimal(seatLine.gross).negated().toFixed(2)],
+      [
+        `DISCOUNT_V${time!.id}`,
+        timeGross.times('0.5').toDecimalPlaces(2, Decimal.ROUND_HALF_UP).negated().toFixed(2),
+      ],
+    ]);
+    const invoiceId: number = ended.body.invoiceId;
+    const stored = await session.em().find(InvoiceLine, { invoice: invoiceId, group: 'BENEFIT' });
+    expect(stored).toHaveLength(2);
+    const booking = await call('GET', front(`/bookings/${id}`), { token });
+    expect(booking.body.priceV4).toEqual(priceV4);
+    expect(await session.em().count(VoucherConsumption, { idempotencyKey: rentalBenefitKey(rentalId) })).toBe(
+      2,
+    );
+  }, 60_000);
 });
 
 describe('isolation', () => {
