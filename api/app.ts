@@ -33,7 +33,15 @@ export interface ApiContents {
   processes: readonly ProcessKind[];
   /** Served at `/error-catalogue.json`. */
   errorCatalogue: readonly CatalogueEntry[];
+  /**
+   * Handlers outside every interface document, mounted before authentication and body parsing: public
+   * open-data feeds (GBFS) answering anonymous GETs with stored bytes; each passes on what it does not serve.
+   */
+  publicHandlers?: readonly PublicHandlerFactory[];
 }
+
+/** Builds one public handler from the app's dependencies (docs/feeds.md). */
+export type PublicHandlerFactory = (deps: ApiDeps) => express.RequestHandler;
 
 export interface ApiDeps {
   orm: MikroORM;
@@ -172,6 +180,8 @@ export function createApp(deps: ApiDeps, contents: ApiContents): express.Express
     '/docs/mds',
     (_req, res) => void res.type('html').send(docsPage('fleetflow MDS provider API', '/openapi/mds.json')),
   );
+
+  for (const publicHandler of contents.publicHandlers ?? []) app.use(publicHandler(deps));
 
   app.use(
     express.json({

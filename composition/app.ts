@@ -11,7 +11,7 @@ import type { PaymentGateways } from '../platform/payment-gateway/port.js';
 import type { ObjectStore } from '../platform/object-store.js';
 import { configuredObjectStore } from './object-store.js';
 import { paymentGatewaysFor } from './payment-gateways.js';
-import { allRoutes, errorCatalogue, permissionCatalogue, processKinds } from './registry.js';
+import { allRoutes, errorCatalogue, permissionCatalogue, processKinds, publicHandlers } from './registry.js';
 
 /**
  * The operator and app interfaces with every domain's endpoints; the payment gateways and the object store
@@ -34,6 +34,7 @@ export const createApp = (
       permissions: permissionCatalogue(),
       processes: processKinds(),
       errorCatalogue: errorCatalogue(),
+      publicHandlers: publicHandlers(),
     },
   );
 

@@ -33,6 +33,9 @@ export const allRoutes = () => {
   );
 };
 
+/** Every domain's public handlers (outside the interface documents), in domain order. */
+export const publicHandlers = () => domains.flatMap((domain) => domain.publicHandlers ?? []);
+
 /** The permission catalogue assembled from the domains. */
 export const permissionCatalogue = () =>
   buildPermissionCatalogue(domains.map((domain) => ({ domain: domain.name, ...domain.permissions })));

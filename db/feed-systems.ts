@@ -5,7 +5,10 @@ import { branchWithDescendants } from './branches.js';
 import type { EntityManager } from './orm.js';
 
 /** The published system `systemId` of the EntityManager's tenant, or undefined (unknown or unpublished). */
-export async function publishedFeedSystem(em: EntityManager, systemId: string): Promise<FeedSystem | undefined> {
+export async function publishedFeedSystem(
+  em: EntityManager,
+  systemId: string,
+): Promise<FeedSystem | undefined> {
   return (await em.findOne(FeedSystem, { systemId, published: true })) ?? undefined;
 }
 
@@ -15,6 +18,10 @@ export function publishedFeedSystems(em: EntityManager): Promise<FeedSystem[]> {
 }
 
 /** The ids of the branches a system covers: its root branch and all its descendants. */
-export function feedSystemBranchIds(em: EntityManager, tenant: string, system: FeedSystem): Promise<number[]> {
+export function feedSystemBranchIds(
+  em: EntityManager,
+  tenant: string,
+  system: FeedSystem,
+): Promise<number[]> {
   return branchWithDescendants(em, tenant, system.rootBranch.id);
 }

@@ -3,6 +3,7 @@
 import type { Constructor, EntityClass } from '@mikro-orm/core';
 import type { Migration } from '@mikro-orm/migrations';
 import type { AnyRoute } from '../../api/kernel/route.js';
+import type { PublicHandlerFactory } from '../../api/app.js';
 import type { EntityTimeline } from '../../api/routes/back/events.js';
 import type { DomainPermissions } from '../../domain/permissions.js';
 import type { CatalogueEntry } from '../../domain/errors.js';
@@ -30,6 +31,8 @@ export interface DomainModule {
    * domains declare (the event timelines).
    */
   routes?: readonly AnyRoute[] | ((platform: PlatformContents) => readonly AnyRoute[]);
+  /** Handlers outside the interface documents (public feeds), mounted before authentication. */
+  publicHandlers?: readonly PublicHandlerFactory[];
   /** The event timelines of its entities (`GET /{entityType}/{entityId}/events`). */
   timelines?: readonly EntityTimeline[];
   activities?: (deps: ActivityDeps) => Record<string, ActivityFunction>;

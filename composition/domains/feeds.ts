@@ -2,6 +2,12 @@ import { FeedSystem } from '../../db/entities/FeedSystem.js';
 import { Migration20261201193000_feeds } from '../../db/migrations/Migration20261201193000_feeds.js';
 import { feedErrors } from '../../domain/feeds.errors.js';
 import { feedSystemRoutes } from '../../api/routes/back/feed-systems.js';
+import { feedVehicleTypeRoutes } from '../../api/routes/back/feed-vehicle-types.js';
+import { gbfsPublicHandler } from '../../api/feeds/gbfs-handler.js';
+import { FeedVehicleType } from '../../db/entities/FeedVehicleType.js';
+import { FeedVehicleId } from '../../db/entities/FeedVehicleId.js';
+import { Migration20261201194500_feeds_gbfs } from '../../db/migrations/Migration20261201194500_feeds_gbfs.js';
+import { feedsSeed } from '../../db/seed/feeds.js';
 import { defineDomain } from './domain.js';
 
 /**
@@ -11,8 +17,10 @@ import { defineDomain } from './domain.js';
 export const feedsDomain = defineDomain({
   name: 'feeds',
   errors: feedErrors,
-  entities: [FeedSystem],
-  migrations: [Migration20261201193000_feeds],
+  seed: feedsSeed,
+  entities: [FeedSystem, FeedVehicleType, FeedVehicleId],
+  migrations: [Migration20261201193000_feeds, Migration20261201194500_feeds_gbfs],
   permissions: { operational: ['FEED_READ', 'FEED_MANAGE'] },
-  routes: [...feedSystemRoutes],
+  routes: [...feedSystemRoutes, ...feedVehicleTypeRoutes],
+  publicHandlers: [gbfsPublicHandler],
 });

@@ -6,6 +6,7 @@ import { FeedSystem } from '../../../db/entities/FeedSystem.js';
 import { Branch } from '../../../db/entities/Branch.js';
 import { DomainError } from '../../../domain/errors.js';
 import { assertFeedTimeZone, canonicalLanguage, FEED_SYSTEM_ID_PATTERN } from '../../../domain/feeds.js';
+import { invalidateFeeds } from '../../feeds/gbfs-snapshots.js';
 import { created, defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';
 import { component, DateTime, Id, Nullable, Str } from '../../kernel/schemas.js';
 
@@ -107,10 +108,9 @@ const FeedSystemWrite = Type.Object(
     name: Str(200, { minLength: 1 }),
     shortName: Type.Optional(Nullable(Str(100, { minLength: 1 }))),
     rootBranchId: Id({ description: 'The branch whose subtree the system covers.' }),
-    language: Str(35, {
-      minLength: 2,
-      pattern: '^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$',
-      description: 'BCP-47 tag.',
+    language: Str(6, {
+      pattern: '^[a-z]{2,3}(-[A-Z]{2})?$',
+      description: 'BCP-47 language, optionally with its region (`de`, `en-GB`), as GBFS writes it.',
     }),
     timezone: Type.Optional(
       Str(64, {
@@ -309,6 +309,7 @@ export const updateFeedSystem = defineRoute({
     applyFields(system, body);
     system.updatedAt = new Date();
     await ctx.em.flush();
+    invalidateFeeds(ctx.tenant);
     return ok(toFeedSystemDto(system));
   },
 });
@@ -354,6 +355,7 @@ function publication(published: boolean) {
         system.publishedAt = published ? new Date() : null;
         system.updatedAt = new Date();
         await ctx.em.flush();
+        invalidateFeeds(ctx.tenant);
       }
       return ok(toFeedSystemDto(system));
     },
