@@ -32,10 +32,15 @@ const publishedVehicles = `with recursive covered(id, depth) as (
   )`;
 const scope = (tenant: string) => [tenant, tenant, tenant];
 
+/** PostgreSQL array literals (bound as one value: the driver would spread a JS array into a list). */
+const intArray = (values: readonly number[]) => `{${values.map((value) => Math.trunc(value)).join(',')}}`;
+const textArray = (values: readonly string[]) =>
+  `{${values.map((value) => `"${value.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(',')}}`;
+
 /** The source events' filter on `e.type` (its values first in the bound list). */
-const sourceTypeFilter = `(e.type = any(?) or e.type like ? or e.type like ?)`;
+const sourceTypeFilter = `(e.type = any(?::text[]) or e.type like ? or e.type like ?)`;
 const sourceTypeValues = [
-  [...mdsSourceEventTypes],
+  textArray(mdsSourceEventTypes),
   likePrefix(SERVICE_EVENT_PREFIX),
   likePrefix(BATTERY_EVENT_PREFIX),
 ];
@@ -85,8 +90,8 @@ export async function publishedVehiclePage(
   const rows = await em.execute<(MdsVehicleRow & { total: string })[]>(
     `${publishedVehicles}
      select ${vehicleColumns}, count(*) over () as total from published p
-      ${byIds ? 'where p.id = any(?)' : ''} order by p.id ${byIds ? '' : 'offset ? limit ?'}`,
-    [...scope(tenant), ...(byIds ? [page.ids] : [page.offset, page.size])],
+      ${byIds ? 'where p.id = any(?::int[])' : ''} order by p.id ${byIds ? '' : 'offset ? limit ?'}`,
+    [...scope(tenant), ...(byIds ? [intArray(page.ids)] : [page.offset, page.size])],
   );
   const total = rows[0] ? Number(rows[0].total) : 0;
   if (!rows[0] && !byIds && page.offset > 0) {
@@ -135,7 +140,7 @@ export async function statusExtras(
          select t.id, t.reported_at, t.latitude, t.longitude, t.speed_kmh, t.state_of_charge
            from vehicle_telemetry t where t.tenant_id = ? and t.vehicle_id = v.id
           order by t.reported_at desc limit 1) lt on true`,
-    [vehicleIds, tenant, tenant, ...sourceTypeValues, tenant],
+    [intArray(vehicleIds), tenant, tenant, ...sourceTypeValues, tenant],
   );
   return new Map(rows.map((row) => [Number(row.vehicleId), { ...row, vehicleId: Number(row.vehicleId) }]));
 }
@@ -185,10 +190,10 @@ export async function sourceEvents(
 ): Promise<MdsSourceEvent[]> {
   const rows = await em.execute<MdsSourceEvent[]>(
     `select ${sourceEventColumns} from event e
-      where e.tenant_id = ? and e.vehicle_id = any(?) and e.created_at >= ? and e.created_at < ?
+      where e.tenant_id = ? and e.vehicle_id = any(?::int[]) and e.created_at >= ? and e.created_at < ?
         and ${sourceTypeFilter}
       order by e.vehicle_id, e.created_at, e.id`,
-    [tenant, vehicleIds, window.from, window.to, ...sourceTypeValues],
+    [tenant, intArray(vehicleIds), window.from, window.to, ...sourceTypeValues],
   );
   return rows.map((row) => ({ ...row, id: String(row.id), vehicleId: Number(row.vehicleId) }));
 }
@@ -211,12 +216,19 @@ export async function lastSourceEventsBefore(
       cross join lateral (
         select e.type from event e
          where e.tenant_id = ? and e.vehicle_id = v.id and e.created_at < ?
-           and case f.family when 'rental' then e.type = any(?)
+           and case f.family when 'rental' then e.type = any(?::text[])
                              when 'service' then e.type like ?
                              when 'battery' then e.type like ?
                              else e.type in ('VEHICLE_ONLINE', 'VEHICLE_OFFLINE') end
          order by e.created_at desc, e.id desc limit 1) x`,
-    [vehicleIds, tenant, at, rentalTypes, likePrefix(SERVICE_EVENT_PREFIX), likePrefix(BATTERY_EVENT_PREFIX)],
+    [
+      intArray(vehicleIds),
+      tenant,
+      at,
+      textArray(rentalTypes),
+      likePrefix(SERVICE_EVENT_PREFIX),
+      likePrefix(BATTERY_EVENT_PREFIX),
+    ],
   );
   return rows.map((row) => ({ ...row, vehicleId: Number(row.vehicleId) }));
 }
@@ -275,9 +287,9 @@ export async function tripRoutes(
        from rental r join vehicle_telemetry t
          on t.tenant_id = r.tenant_id and t.vehicle_id = r.vehicle_id
         and t.reported_at >= r.started_at and t.reported_at <= r.ended_at
-      where r.tenant_id = ? and r.id = any(?)
+      where r.tenant_id = ? and r.id = any(?::int[])
       order by r.id, t.reported_at, t.id`,
-    [tenant, rentalIds],
+    [tenant, intArray(rentalIds)],
   );
   const routes = new Map<number, Array<{ lat: number; lng: number }>>();
   for (const row of rows) {

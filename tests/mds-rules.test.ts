@@ -129,7 +129,7 @@ describe('the MDS vehicle state machine (docs/mds.md)', () => {
     'VEHICLE_BATTERY_LEVEL_HIGH',
   ].map((type, index) => ({ type, index }));
   const ready: MdsComponents = { rental: 'none', service: 'FUNCTIONAL', batteryLow: false, offline: false };
-  const sequence = (mode: MdsMode, events = rental, start = ready) =>
+  const sequence = (mode: MdsMode, events: Array<{ type: string }> = rental, start = ready) =>
     foldEvents(start, mode, events).map(({ source, transition }) => [
       source.type,
       transition.state,

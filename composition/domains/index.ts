@@ -26,6 +26,7 @@ import { insightDomain } from './insight.js';
 import { messageDomain } from './messages.js';
 import { platformDomain } from './platform.js';
 import { feedsDomain } from './feeds.js';
+import { mdsDomain } from './mds.js';
 
 export const domains: readonly DomainModule[] = [
   organisationDomain,
@@ -52,4 +53,5 @@ export const domains: readonly DomainModule[] = [
   messageDomain,
   platformDomain,
   feedsDomain,
+  mdsDomain,
 ];

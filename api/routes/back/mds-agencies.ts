@@ -1,23 +1,40 @@
 // Agency credentials of the MDS provider interface (docs/mds.md): an operator creates one per regulator
 // (the secret is answered once, stored as a scrypt hash), lists them and revokes them. They read every
-// published system of the tenant, so each call needs its permission over the whole tenant (every
-// top-level branch): MDS_AGENCY_READ to read, MDS_AGENCY_MANAGE to create and revoke.
+// published system of the tenant, so each call needs its permission on the root branch of every published
+// system (grants on ancestors count; on some branch while none is published): MDS_AGENCY_READ to read,
+// MDS_AGENCY_MANAGE to create and revoke.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import { MdsAgency } from '../../../db/entities/MdsAgency.js';
 import { DomainError } from '../../../domain/errors.js';
 import { hashSecret } from '../../../platform/secrets.js';
-import { authorizeTenantWide } from '../../authorization.js';
+import { FeedSystem } from '../../../db/entities/FeedSystem.js';
 import { created, defineRoute, ok, type RouteContext } from '../../kernel/route.js';
 import { component, DateTime, Id, Nullable, Str } from '../../kernel/schemas.js';
 
 const tags = ['MDS agencies'];
 const readAccess = {
-  anyCaller: 'the handler requires MDS_AGENCY_READ on every top-level branch (the whole tenant)',
+  anyCaller:
+    'the handler requires MDS_AGENCY_READ on the root branch of every published system (on some branch while none is published)',
 };
 const manageAccess = {
-  anyCaller: 'the handler requires MDS_AGENCY_MANAGE on every top-level branch (the whole tenant)',
+  anyCaller:
+    'the handler requires MDS_AGENCY_MANAGE on the root branch of every published system (on some branch while none is published)',
 };
+
+/**
+ * An agency reads every published system: its credentials take the permission on each one's root branch
+ * (AUTH002), or on some branch of the tenant while none is published.
+ */
+async function authorizeAgencies(ctx: RouteContext, permission: string): Promise<void> {
+  const systems = await ctx.em.find(FeedSystem, { published: true }, { fields: ['rootBranch'] });
+  if (!systems.length) {
+    if (!(await ctx.holds({ permission })))
+      throw new DomainError('AUTH002', `missing permission ${permission}`);
+    return;
+  }
+  for (const system of systems) await ctx.authorize(permission, { branchId: system.rootBranch.id });
+}
 
 const MdsAgencyDto = component(
   'MdsAgency',
@@ -39,14 +56,15 @@ const MdsAgencyDto = component(
 
 const CreatedMdsAgency = component(
   'CreatedMdsAgency',
-  Type.Intersect([
-    MdsAgencyDto,
-    Type.Object({
+  Type.Object(
+    {
+      ...MdsAgencyDto.properties,
       clientSecret: Type.String({
         description: 'Shown only in this answer: store it, it cannot be read again.',
       }),
-    }),
-  ]),
+    },
+    { additionalProperties: false },
+  ),
 );
 
 const AgencyParams = Type.Object({ agencyId: Id() });
@@ -91,7 +109,7 @@ export const createMdsAgency = defineRoute({
   responses: { 201: { description: 'Created', schema: CreatedMdsAgency } },
   errors: [],
   async handler(ctx) {
-    await authorizeTenantWide(ctx, 'MDS_AGENCY_MANAGE');
+    await authorizeAgencies(ctx, 'MDS_AGENCY_MANAGE');
     const clientSecret = randomBytes(32).toString('base64url');
     const agency = ctx.em.create(MdsAgency, {
       clientId: `mds-${randomUUID()}`,
@@ -119,7 +137,7 @@ export const listMdsAgencies = defineRoute({
   responses: { 200: { description: 'Agency credentials, newest first', schema: Type.Array(MdsAgencyDto) } },
   errors: [],
   async handler(ctx) {
-    await authorizeTenantWide(ctx, 'MDS_AGENCY_READ');
+    await authorizeAgencies(ctx, 'MDS_AGENCY_READ');
     const [agencies, total] = await ctx.em.findAndCount(
       MdsAgency,
       {},
@@ -141,7 +159,7 @@ export const getMdsAgency = defineRoute({
   responses: { 200: { description: 'The agency credential', schema: MdsAgencyDto } },
   errors: ['MDS410'],
   async handler(ctx) {
-    await authorizeTenantWide(ctx, 'MDS_AGENCY_READ');
+    await authorizeAgencies(ctx, 'MDS_AGENCY_READ');
     return ok(agencyDto(await agencyOfPath(ctx)));
   },
 });
@@ -160,7 +178,7 @@ export const revokeMdsAgency = defineRoute({
   responses: { 200: { description: 'The revoked credential', schema: MdsAgencyDto } },
   errors: ['MDS410', 'MDS412'],
   async handler(ctx) {
-    await authorizeTenantWide(ctx, 'MDS_AGENCY_MANAGE');
+    await authorizeAgencies(ctx, 'MDS_AGENCY_MANAGE');
     const agency = await agencyOfPath(ctx);
     if (!agency.active) throw new DomainError('MDS412');
     agency.active = false;
