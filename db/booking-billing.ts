@@ -24,7 +24,7 @@ import { DomainError } from '../domain/errors.js';
 import { bookingCancellation, priceFee } from '../domain/pricing-fees.js';
 import { bookingLines, priceBooking } from '../domain/pricing-booking.js';
 import { priceWithBenefits } from '../domain/pricing-benefits.js';
-import { billingBenefits, consumeBenefits, rentalBenefitKey } from './pricing-benefits.js';
+import { billingBenefits, consumeBenefits, mayTakeVouchers, rentalBenefitKey } from './pricing-benefits.js';
 import type { PriceResult } from '../domain/pricing.js';
 import { rentalDistance } from '../domain/rental-pricing.js';
 
@@ -158,18 +158,20 @@ export async function finaliseBookingRentalBilling(
   if (started) {
     // The customer's (and the business account's) vouchers, taken once per rental whatever retries.
     const key = rentalBenefitKey(rental.id);
-    const benefits = await billingBenefits(
-      em,
-      {
-        customerId: booking.customer.id,
-        userGroupId: booking.userGroup?.id ?? null,
-        branchId: booking.branch.id,
-        vehicleCategoryId: booking.vehicleCategory.id,
-        at: options.at,
-      },
-      key,
-      { frozen: rental.priceV4 != null },
-    );
+    const owners = { customerId: booking.customer.id, userGroupId: booking.userGroup?.id ?? null };
+    const benefits = !(await mayTakeVouchers(em, owners, key))
+      ? []
+      : await billingBenefits(
+          em,
+          {
+            ...owners,
+            branchId: booking.branch.id,
+            vehicleCategoryId: booking.vehicleCategory.id,
+            at: options.at,
+          },
+          key,
+          { frozen: rental.priceV4 != null },
+        );
     const lines = bookingLines(
       pricing.priced,
       {

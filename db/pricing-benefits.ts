@@ -8,6 +8,7 @@
 //   repeated pricing of the same rental finds what it took and gives exactly that again.
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { TENANT_FILTER } from './entities/TenantScoped.js';
 import { Voucher } from './entities/Voucher.js';
 import { VoucherConsumption } from './entities/VoucherConsumption.js';
 import { Voucherable } from './entities/Voucherable.js';
@@ -16,6 +17,27 @@ import type { AppliedBenefit, PricingBenefit } from '../domain/pricing-benefits.
 
 /** The consumption key of a rental's benefits: one per rental, whichever step or attempt prices it. */
 export const rentalBenefitKey = (rentalId: number) => `rental:${rentalId}:benefits`;
+
+/**
+ * Whether a price may take vouchers at all: the customer or the business account holds a PENDING or
+ * ACTIVE one, or `key` took from some already. One indexed statement, so the many rentals of customers
+ * without vouchers skip the rest (state refresh, lookups, locks).
+ */
+export async function mayTakeVouchers(
+  em: EntityManager,
+  owners: { customerId: number; userGroupId?: number | null },
+  key?: string,
+): Promise<boolean> {
+  const tenant = em.getFilterParams<{ tenantId?: string }>(TENANT_FILTER)?.tenantId;
+  if (!tenant) throw new Error('benefits need a tenant EntityManager (tenantEm)');
+  const [row] = await em.execute<[{ found: boolean }]>(
+    `select exists (select 1 from voucher where tenant_id = ? and status in ('PENDING', 'ACTIVE')
+                      and (customer_id = ? or user_group_id = ?))
+         or exists (select 1 from voucher_consumption where tenant_id = ? and idempotency_key = ?) as found`,
+    [tenant, owners.customerId, owners.userGroupId ?? null, tenant, key ?? null],
+  );
+  return row.found;
+}
 
 /** The engine's view of vouchers (their template names for the lines' descriptions). */
 async function asPricingBenefits(em: EntityManager, vouchers: readonly Voucher[]): Promise<PricingBenefit[]> {

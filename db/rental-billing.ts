@@ -33,7 +33,13 @@ import {
 } from '../domain/rental-pricing.js';
 import { terminalRentalStates } from '../domain/rental.js';
 import { bookingOfRental, finaliseBookingRentalBilling } from './booking-billing.js';
-import { billingBenefits, consumeBenefits, estimateBenefits, rentalBenefitKey } from './pricing-benefits.js';
+import {
+  billingBenefits,
+  consumeBenefits,
+  estimateBenefits,
+  mayTakeVouchers,
+  rentalBenefitKey,
+} from './pricing-benefits.js';
 import type { RentalBenefitContext } from './vouchers.js';
 
 /**
@@ -109,6 +115,12 @@ export interface RentalPricing {
   applied: AppliedBenefit[];
 }
 
+/** Whose vouchers a rental's price may take: its customer's and its business account's. */
+const owners = (rental: Rental) => ({
+  customerId: rental.customer.id,
+  userGroupId: rental.userGroup?.id ?? null,
+});
+
 /** Whose vouchers apply to a rental, where and when (its customer and business account, branch, category). */
 export async function rentalBenefitContext(
   em: EntityManager,
@@ -162,7 +174,11 @@ export async function priceRentalWithPhases(
     ended && rental.endedAt ? rental.endedAt.getTime() : atMs,
   );
   const distance = rentalDistance(rental.startOdometerKm, endOdometerKm, pricing.priced.distanceUnit);
-  const given = benefits ?? (await estimateBenefits(em, await rentalBenefitContext(em, rental, atMs)));
+  const given =
+    benefits ??
+    ((await mayTakeVouchers(em, owners(rental)))
+      ? await estimateBenefits(em, await rentalBenefitContext(em, rental, atMs))
+      : []);
   const { result, applied } = priceWithBenefits(
     pricing.priced,
     pricing.tax,
@@ -208,9 +224,11 @@ export async function finaliseRentalBilling(
   // The customer's vouchers, taken once per rental (the key), whichever attempt or step prices it.
   const key = rentalBenefitKey(rental.id);
   const atMs = (rental.endedAt ?? options.at).getTime();
-  const benefits = await billingBenefits(em, await rentalBenefitContext(em, rental, atMs), key, {
-    frozen: rental.priceV4 != null,
-  });
+  const benefits = (await mayTakeVouchers(em, owners(rental), key))
+    ? await billingBenefits(em, await rentalBenefitContext(em, rental, atMs), key, {
+        frozen: rental.priceV4 != null,
+      })
+    : [];
   const priced = await priceRentalWithPhases(em, rental, options.at.getTime(), benefits);
   await consumeBenefits(em, priced.applied, key, rental.id);
   const price = priced.result;
