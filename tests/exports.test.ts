@@ -3,6 +3,7 @@
 // expirationDate), retention deletion by the retention workflow, a recurring export's Temporal Schedule
 // paused and resumed (and a firing making one run), branch permissions at definition and at run time,
 // hostile input on every route, and another tenant's ids.
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { ApiClient } from '../db/entities/ApiClient.js';
 import { Branch } from '../db/entities/Branch.js';
 import { ExportRun } from '../db/entities/ExportRun.js';
@@ -65,9 +66,21 @@ afterAll(async () => {
 
 const createdSchedules: string[] = [];
 
-/** Waits for a run's workflow and answers the run as the API shows it. */
+/**
+ * Waits for a run's workflow and answers the run as the API shows it. A scheduled firing writes the run
+ * row before it starts the run's workflow, so the workflow may not exist yet when the row is seen.
+ */
 async function finishedRun(runId: number): Promise<Reply> {
-  await session.backend.client.workflow.getHandle(exportRunWorkflowId(session.seed.tenant, runId)).result();
+  const handle = session.backend.client.workflow.getHandle(exportRunWorkflowId(session.seed.tenant, runId));
+  for (let tries = 0; ; tries += 1) {
+    try {
+      await handle.result();
+      break;
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError) || tries >= 300) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
   return call('GET', back(`/exports/runs/${runId}`));
 }
 
