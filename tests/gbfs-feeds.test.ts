@@ -2,7 +2,13 @@
 // versions valid against MobilityData's official schemas, anonymous and CORS-open, ETag and 304, tenant
 // and publication isolation, hostile paths, availability following reservations and rentals, vehicle ids
 // rotated after each trip, a new no-parking area in geofencing_zones, and the operator endpoints.
+import { request as httpRequest } from 'node:http';
+import { ApiClient } from '../db/entities/ApiClient.js';
+import { Branch } from '../db/entities/Branch.js';
+import { Role } from '../db/entities/Role.js';
+import { RoleAssignment } from '../db/entities/RoleAssignment.js';
 import { Vehicle } from '../db/entities/Vehicle.js';
+import { hashSecret } from '../platform/secrets.js';
 import { tenantEm } from '../db/orm.js';
 import { type SeededTenant } from '../db/seed.js';
 import { demoFeedSystemId } from '../db/seed/feeds.js';
@@ -22,6 +28,8 @@ let seed: SeededTenant;
 let rival: SeededTenant;
 let operatorToken: string;
 let annaToken: string;
+/** A client holding FEED_READ on the district only (below the demo system's root branch). */
+let readerToken: string;
 
 const call = (method: string, path: string, options?: CallOptions): Promise<Reply> =>
   stack.call(method, path, options);
@@ -45,11 +53,45 @@ const bikesV2 = async (): Promise<(V3Vehicle & { bike_id: string })[]> =>
 beforeAll(async () => {
   session = await startSession({ rival: true, signInDemoCustomer: true });
   ({ stack, seed, rival, operatorToken, annaToken } = session);
+  const em = session.em();
+  const role = em.create(Role, { name: 'Feed reader', permissions: ['FEED_READ'] });
+  const client = em.create(ApiClient, {
+    clientId: 'feed-reader',
+    name: 'Feed reader',
+    secretHash: await hashSecret('feed-reader-secret'),
+    scopes: ['back'],
+  });
+  em.create(RoleAssignment, {
+    role,
+    subjectType: 'API_CLIENT',
+    subjectId: client.clientId,
+    branch: em.getReference(Branch, seed.branchId),
+  });
+  await em.flush();
+  readerToken = await stack.token(seed.tenant, {
+    clientId: 'feed-reader',
+    clientSecret: 'feed-reader-secret',
+  });
 }, 120_000);
 
 afterAll(async () => {
   await session?.stop();
 });
+
+/** A GET whose headers are sent exactly as given (fetch adds its own Accept-Encoding). */
+function rawRequestWith(path: string, headers: Record<string, string>) {
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined> }>(
+    (resolve, reject) => {
+      const url = new URL(stack.baseUrl);
+      const request = httpRequest({ host: url.hostname, port: url.port, path, headers }, (response) => {
+        response.resume();
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers }));
+      });
+      request.on('error', reject);
+      request.end();
+    },
+  );
+}
 
 describe('the demo system', () => {
   test('every file of GBFS 3.0 and 2.3 is valid against the official schemas', async () => {
@@ -101,6 +143,14 @@ describe('the demo system', () => {
       timezone: 'Europe/Berlin',
     });
     expect(bodies.get('v3/station_information').data.stations.length).toBeGreaterThan(0);
+    // Pricing plans from the bundles assigned to the system's branches; vehicles and types name theirs.
+    const plans = bodies.get('v3/system_pricing_plans').data.plans as { plan_id: string }[];
+    expect(plans.length).toBeGreaterThan(0);
+    const planIds = new Set(plans.map((plan) => plan.plan_id));
+    const priced = vehicles.filter((v) => (v as { pricing_plan_id?: string }).pricing_plan_id);
+    expect(priced.length).toBeGreaterThan(0);
+    for (const v of priced)
+      expect(planIds.has((v as { pricing_plan_id?: string }).pricing_plan_id!)).toBe(true);
     expect(bodies.get('v3/system_regions').data.regions.length).toBeGreaterThanOrEqual(2);
     const manifest = await getFeed(stack.baseUrl, `/v1/${seed.tenant}/gbfs/manifest.json`);
     expect(manifest.status).toBe(200);
@@ -124,6 +174,16 @@ describe('the demo system', () => {
     expect(
       (await getFeed(stack.baseUrl, feed('system_information'), { 'if-none-match': '"other"' })).status,
     ).toBe(200);
+    // Stored compressed too, for pollers that accept gzip; either tag validates.
+    const zipped = await rawRequestWith(feed('vehicle_status'), { 'accept-encoding': 'gzip' });
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(zipped.headers.vary).toBe('Accept-Encoding');
+    const plain = await rawRequestWith(feed('vehicle_status'), { 'accept-encoding': 'identity' });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(zipped.headers.etag).not.toBe(plain.headers.etag);
+    expect(
+      (await rawRequestWith(feed('vehicle_status'), { 'if-none-match': String(zipped.headers.etag) })).status,
+    ).toBe(304);
     const preflight = await fetch(`${stack.baseUrl}${feed('vehicle_status')}`, {
       method: 'OPTIONS',
       headers: { origin: 'https://planner.example', 'access-control-request-method': 'GET' },
@@ -407,6 +467,20 @@ describe('operator endpoints', () => {
     const list = await call('GET', back('/feed-vehicle-types'), { token: operatorToken });
     expect(list.status).toBe(200);
     const categoryId = list.body[0].categoryId as number;
+    expect((await call('GET', back('/feed-vehicle-types'), { token: readerToken })).status).toBe(200);
+    expectError(
+      await call('PUT', back(`/feed-vehicle-types/${categoryId}`), {
+        token: readerToken,
+        body: { formFactor: 'bicycle', propulsionType: 'human' },
+      }),
+      403,
+      'AUTH002',
+    );
+    expectError(
+      await call('DELETE', back(`/feed-vehicle-types/${categoryId}`), { token: readerToken }),
+      403,
+      'AUTH002',
+    );
     expectError(
       await call('PUT', back(`/feed-vehicle-types/${categoryId}`), {
         token: operatorToken,

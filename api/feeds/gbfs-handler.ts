@@ -37,21 +37,31 @@ function matches(header: string | undefined, etag: string): boolean {
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
+/** Whether the request accepts gzip (`Accept-Encoding`; a zero q-value refuses it). */
+const acceptsGzip = (header: string | undefined) =>
+  !!header && /(^|,)\s*(gzip|\*)\s*(;\s*q=(1(\.0*)?|0?\.\d*[1-9]\d*))?\s*(,|$)/i.test(header);
+
 function send(req: Parameters<RequestHandler>[0], res: Response, file: StoredFeedFile): void {
   const remaining = Math.max(
     0,
     Math.ceil((file.lastUpdated.getTime() + file.ttl * 1000 - Date.now()) / 1000),
   );
-  res.setHeader('ETag', file.etag);
+  const gzip = acceptsGzip(req.headers['accept-encoding']);
+  res.setHeader('ETag', gzip ? file.gzipEtag : file.etag);
   res.setHeader('Last-Modified', file.lastUpdated.toUTCString());
   res.setHeader('Cache-Control', `public, max-age=${remaining}`);
-  if (matches(req.headers['if-none-match'], file.etag)) {
+  res.setHeader('Vary', 'Accept-Encoding');
+  // Either representation's tag validates: both carry the same bytes once decoded.
+  const ifNoneMatch = req.headers['if-none-match'];
+  if (matches(ifNoneMatch, file.etag) || matches(ifNoneMatch, file.gzipEtag)) {
     res.status(304).end();
     return;
   }
+  const body = gzip ? file.gzip : file.body;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', file.body.length);
-  res.status(200).end(file.body);
+  if (gzip) res.setHeader('Content-Encoding', 'gzip');
+  res.setHeader('Content-Length', body.length);
+  res.status(200).end(body);
 }
 
 /** The GBFS handler over a snapshot store. */

@@ -5,6 +5,7 @@
 // change, at most once per its ttl, so `last_updated` and `ttl` say truly how old the data is and when
 // it may next change, and an unchanged file keeps its ETag (304 for conditional requests).
 import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import type { MikroORM } from '../../db/orm.js';
 import { tenantEm } from '../../db/orm.js';
 import { publishedFeedSystems } from '../../db/feed-systems.js';
@@ -48,6 +49,9 @@ export function gbfsFreshnessFromEnv(env: NodeJS.ProcessEnv = process.env): Gbfs
 export interface StoredFeedFile {
   body: Buffer;
   etag: string;
+  /** The same bytes gzip-compressed, for pollers that accept it, and their own entity tag. */
+  gzip: Buffer;
+  gzipEtag: string;
   lastUpdated: Date;
   ttl: number;
   /** The serialised `data` member, to tell whether a rebuild changed anything. */
@@ -93,8 +97,9 @@ function storeFile(
   const body = Buffer.from(
     `{"last_updated":${JSON.stringify(stamp)},"ttl":${ttl},"version":"${version}","data":${serialised}}`,
   );
-  const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
-  return { file: { body, etag, lastUpdated, ttl, data: serialised }, heldBack: false };
+  const hash = createHash('sha1').update(body).digest('base64url');
+  const file = { body, etag: `"${hash}"`, gzip: gzipSync(body), gzipEtag: `"${hash}-gz"`, lastUpdated, ttl };
+  return { file: { ...file, data: serialised }, heldBack: false };
 }
 
 /** The process's GBFS snapshots of every tenant's published systems. */
