@@ -201,26 +201,59 @@ export async function sourceEvents(
 /** The families of source events whose last one before a window seeds each vehicle's fold. */
 export type SourceFamily = 'rental' | 'service' | 'battery' | 'connectivity';
 
-/** Per vehicle, the last source event of each family before `at` (the state the window starts from). */
-export async function lastSourceEventsBefore(
+/**
+ * Per vehicle, the last source event of each family before `at` and the first at or after it (the state
+ * the window starts from, docs/mds.md).
+ */
+export async function sourceEventsAround(
   em: EntityManager,
   tenant: string,
   vehicleIds: number[],
   at: Date,
-): Promise<Array<{ vehicleId: number; family: SourceFamily; type: string }>> {
+): Promise<
+  Array<{
+    vehicleId: number;
+    family: SourceFamily;
+    type: string;
+    payload: Record<string, unknown> | null;
+    before: boolean;
+  }>
+> {
+  const [before, after] = await Promise.all([
+    nearestSourceEvents(em, tenant, vehicleIds, at, 'before'),
+    nearestSourceEvents(em, tenant, vehicleIds, at, 'after'),
+  ]);
+  return [
+    ...before.map((row) => ({ ...row, before: true })),
+    ...after.map((row) => ({ ...row, before: false })),
+  ];
+}
+
+async function nearestSourceEvents(
+  em: EntityManager,
+  tenant: string,
+  vehicleIds: number[],
+  at: Date,
+  side: 'before' | 'after',
+): Promise<
+  Array<{ vehicleId: number; family: SourceFamily; type: string; payload: Record<string, unknown> | null }>
+> {
   const rentalTypes = mdsSourceEventTypes.filter((type) => type.startsWith('RENTAL_'));
-  const rows = await em.execute<{ vehicleId: number; family: SourceFamily; type: string }[]>(
-    `select v.id as "vehicleId", f.family, x.type
+  const [condition, order] = side === 'before' ? ['e.created_at < ?', 'desc'] : ['e.created_at >= ?', 'asc'];
+  const rows = await em.execute<
+    { vehicleId: number; family: SourceFamily; type: string; payload: Record<string, unknown> | null }[]
+  >(
+    `select v.id as "vehicleId", f.family, x.type, x.payload
        from unnest(?::int[]) as v(id)
       cross join (values ('rental'), ('service'), ('battery'), ('connectivity')) as f(family)
       cross join lateral (
-        select e.type from event e
-         where e.tenant_id = ? and e.vehicle_id = v.id and e.created_at < ?
+        select e.type, e.payload from event e
+         where e.tenant_id = ? and e.vehicle_id = v.id and ${condition}
            and case f.family when 'rental' then e.type = any(?::text[])
                              when 'service' then e.type like ?
                              when 'battery' then e.type like ?
                              else e.type in ('VEHICLE_ONLINE', 'VEHICLE_OFFLINE') end
-         order by e.created_at desc, e.id desc limit 1) x`,
+         order by e.created_at ${order}, e.id ${order} limit 1) x`,
     [
       intArray(vehicleIds),
       tenant,

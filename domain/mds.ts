@@ -473,13 +473,41 @@ export function currentEventType(components: MdsComponents, mode: MdsMode): MdsE
   }
 }
 
+/** The family of a source event type: which component it moves. */
+export function familyOf(type: string): 'rental' | 'service' | 'battery' | 'connectivity' | undefined {
+  const cause = causeOf(type);
+  if (!cause) return undefined;
+  if (cause.kind === 'service' || cause.kind === 'battery' || cause.kind === 'connectivity')
+    return cause.kind;
+  return 'rental';
+}
+
 /**
- * A vehicle's components at the start of a window (docs/mds.md, "Events"): from the last event of each
- * family before it; a family without one keeps the vehicle's current value (`current`), and no rental.
+ * A vehicle's components at the start of a window (docs/mds.md, "Events"), so that a past window always
+ * answers the same: each family from its last event before the window; without one, from its first event
+ * after the window start, which changed it (going offline means it was online; a service change names the
+ * state it left; a battery level changes towards or away from low); without any, the vehicle's current
+ * value, which no event has changed since. A rental is open only after its reservation event.
  */
-export function componentsBefore(current: MdsComponents, lastTypes: readonly string[]): MdsComponents {
+export function componentsAt(
+  current: MdsComponents,
+  lastBefore: readonly string[],
+  firstAfter: ReadonlyArray<{ type: string; payload?: Record<string, unknown> | null }>,
+): MdsComponents {
   let components: MdsComponents = { ...current, rental: 'none' };
-  for (const type of lastTypes) {
+  const known = new Set(lastBefore.map(familyOf));
+  for (const next of firstAfter) {
+    const cause = causeOf(next.type);
+    if (!cause || known.has(familyOf(next.type))) continue;
+    if (cause.kind === 'connectivity') components = { ...components, offline: cause.online };
+    else if (cause.kind === 'battery') components = { ...components, batteryLow: !cause.low };
+    else if (cause.kind === 'service') {
+      const from = next.payload?.from;
+      if (typeof from === 'string' && from in serviceClassOf)
+        components = { ...components, service: from as ServiceStateV2 };
+    }
+  }
+  for (const type of lastBefore) {
     const cause = causeOf(type);
     if (cause) components = applyCause(components, cause);
   }

@@ -5,7 +5,7 @@ import {
   allowedEventTypes,
   applyCause,
   causeOf,
-  componentsBefore,
+  componentsAt,
   currentEventType,
   foldEvents,
   mdsStateOf,
@@ -218,7 +218,7 @@ describe('the MDS vehicle state machine (docs/mds.md)', () => {
     ]);
   });
 
-  test('the state a window starts from comes from the last event of each family before it', () => {
+  test('the state a window starts from: the last event before it, else the next change after it, else now', () => {
     const current: MdsComponents = {
       rental: 'none',
       service: 'FUNCTIONAL',
@@ -226,9 +226,28 @@ describe('the MDS vehicle state machine (docs/mds.md)', () => {
       offline: true,
     };
     expect(
-      componentsBefore(current, ['RENTAL_START', 'VEHICLE_ONLINE', 'VEHICLE_SERVICE_STATE_V2_COLLECT']),
+      componentsAt(current, ['RENTAL_START', 'VEHICLE_ONLINE', 'VEHICLE_SERVICE_STATE_V2_COLLECT'], []),
     ).toEqual({ rental: 'driving', service: 'COLLECT', batteryLow: false, offline: false });
-    expect(componentsBefore(current, [])).toEqual(current);
+    expect(componentsAt(current, [], [])).toEqual(current);
+    // Nothing before the window: the first change after it says what the vehicle was before.
+    expect(
+      componentsAt(
+        current,
+        [],
+        [
+          { type: 'VEHICLE_OFFLINE' },
+          { type: 'VEHICLE_SERVICE_STATE_V2_LOST', payload: { from: 'INSPECT', to: 'LOST' } },
+          { type: 'VEHICLE_BATTERY_LEVEL_HIGH' },
+          { type: 'RENTAL_END' },
+        ],
+      ),
+    ).toEqual({ rental: 'none', service: 'INSPECT', batteryLow: true, offline: false });
+    // A family known from before the window ignores what comes after it.
+    expect(componentsAt(current, ['VEHICLE_OFFLINE'], [{ type: 'VEHICLE_OFFLINE' }]).offline).toBe(true);
+    expect(
+      componentsAt(current, [], [{ type: 'VEHICLE_SERVICE_STATE_V2_LOST', payload: { from: 'NOPE' } }])
+        .service,
+    ).toBe('FUNCTIONAL');
     expect(causeOf('VEHICLE_SERVICE_STATE_V2_NOPE')).toBeUndefined();
     expect(causeOf('VEHICLE_BATTERY_LEVEL_UNKNOWN')).toBeUndefined();
     expect(causeOf('RENTAL_FEEDBACK')).toBeUndefined();

@@ -2,12 +2,12 @@
 // weeks), docs/mds.md. Events are a fold over fleetflow's own events of each vehicle, started from the state
 // the vehicle's last events before the window left it; a page holds every event of a page of vehicles.
 import { Type } from '@sinclair/typebox';
-import { componentsBefore, foldEvents } from '../../../domain/mds.js';
+import { componentsAt, foldEvents } from '../../../domain/mds.js';
 import { assertHourOver, parseMdsHour, recentEventsWindow } from '../../../domain/mds-query.js';
 import {
-  lastSourceEventsBefore,
   publishedVehiclePage,
   sourceEvents,
+  sourceEventsAround,
   vehiclesWithEvents,
 } from '../../../db/mds.js';
 import { defineRoute, ok, type RouteContext } from '../../kernel/route.js';
@@ -32,20 +32,22 @@ const EventsBody = mdsBody('MdsEventsBody', 'events', MdsEvent);
 async function eventsOf(ctx: RouteContext, window: { from: Date; to: Date }) {
   const { ids, total } = await vehiclesWithEvents(ctx.em, ctx.tenant, window, ctx.page);
   if (!ids.length) return { events: [], total };
-  const [{ rows }, events, before] = await Promise.all([
+  const [{ rows }, events, around] = await Promise.all([
     publishedVehiclePage(ctx.em, ctx.tenant, { ids }),
     sourceEvents(ctx.em, ctx.tenant, ids, window),
-    lastSourceEventsBefore(ctx.em, ctx.tenant, ids, window.from),
+    sourceEventsAround(ctx.em, ctx.tenant, ids, window.from),
   ]);
   const out = [];
   for (const row of rows) {
     const mode = modeOf(row);
-    const start = componentsBefore(
+    const own = around.filter((nearest) => nearest.vehicleId === row.id);
+    const start = componentsAt(
       currentComponents(row),
-      before.filter((last) => last.vehicleId === row.id).map((last) => last.type),
+      own.filter((nearest) => nearest.before).map((nearest) => nearest.type),
+      own.filter((nearest) => !nearest.before),
     );
-    const own = events.filter((event) => event.vehicleId === row.id);
-    for (const { source, transition } of foldEvents(start, mode, own))
+    const mine = events.filter((event) => event.vehicleId === row.id);
+    for (const { source, transition } of foldEvents(start, mode, mine))
       out.push(mdsEvent(ctx.tenant, row, source, transition));
   }
   return { events: out, total };
