@@ -5,7 +5,8 @@
 // change, at most once per its ttl, so `last_updated` and `ttl` say truly how old the data is and when
 // it may next change, and an unchanged file keeps its ETag (304 for conditional requests).
 import { createHash } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gzip as gzipCallback } from 'node:zlib';
 import type { MikroORM } from '../../db/orm.js';
 import { tenantEm } from '../../db/orm.js';
 import { publishedFeedSystems } from '../../db/feed-systems.js';
@@ -74,17 +75,23 @@ interface TenantDirectory {
   reloading?: Promise<void>;
 }
 
+/** Compression on libuv's thread pool: a rebuild never holds the event loop for it. */
+const gzip = promisify(gzipCallback);
+
+/** At most this many tenants remembered as publishing nothing (anonymous paths name any tenant). */
+const ABSENT_TENANTS_KEPT = 10_000;
+
 const fileKey = (version: GbfsVersionPath, file: string) => `${version}/${file}`;
 
 /** Serialises one file with its header members; the data of an unchanged file keeps its old bytes. */
-function storeFile(
+async function storeFile(
   previous: StoredFeedFile | undefined,
   data: unknown,
   version: string,
   ttl: number,
   now: Date,
   v2: boolean,
-): { file: StoredFeedFile; heldBack: boolean } {
+): Promise<{ file: StoredFeedFile; heldBack: boolean }> {
   const serialised = JSON.stringify(data);
   if (previous && previous.data === serialised) return { file: previous, heldBack: false };
   // Data changed: replaced unless the stored bytes promised (ttl) not to change yet.
@@ -98,7 +105,14 @@ function storeFile(
     `{"last_updated":${JSON.stringify(stamp)},"ttl":${ttl},"version":"${version}","data":${serialised}}`,
   );
   const hash = createHash('sha1').update(body).digest('base64url');
-  const file = { body, etag: `"${hash}"`, gzip: gzipSync(body), gzipEtag: `"${hash}-gz"`, lastUpdated, ttl };
+  const file = {
+    body,
+    etag: `"${hash}"`,
+    gzip: await gzip(body),
+    gzipEtag: `"${hash}-gz"`,
+    lastUpdated,
+    ttl,
+  };
   return { file: { ...file, data: serialised }, heldBack: false };
 }
 
@@ -106,6 +120,8 @@ function storeFile(
 export class GbfsSnapshots {
   private readonly systems = new Map<string, SystemSnapshot>();
   private readonly directories = new Map<string, TenantDirectory>();
+  /** Tenants found publishing nothing (or unknown), and when: asked again only after a check interval. */
+  private readonly absent = new Map<string, number>();
   /** Builds under way, by system key (the first requests of a system wait for the same one). */
   private readonly building = new Map<string, Promise<SystemSnapshot | undefined>>();
 
@@ -124,6 +140,7 @@ export class GbfsSnapshots {
   /** Forgets what this process knows of a tenant's systems (an operator changed one here). */
   invalidate(tenant: string): void {
     this.directories.delete(tenant);
+    this.absent.delete(tenant);
     for (const [key, snapshot] of this.systems)
       if (key.startsWith(`${tenant}\u0000`)) {
         snapshot.checkedAt = 0;
@@ -131,7 +148,10 @@ export class GbfsSnapshots {
       }
   }
 
-  /** The tenant's published systems; unknown tenants and tenants publishing nothing are not remembered. */
+  /**
+   * The tenant's published systems, reloaded in the background after each check interval; an unknown tenant
+   * or one publishing nothing is remembered as such for a check interval (bounded), then asked again.
+   */
   private async directory(tenant: string): Promise<TenantDirectory | undefined> {
     const known = this.directories.get(tenant);
     const now = Date.now();
@@ -143,6 +163,8 @@ export class GbfsSnapshots {
           .finally(() => (known.reloading = undefined));
       return known;
     }
+    const missing = this.absent.get(tenant);
+    if (missing !== undefined && now - missing < this.freshness.checkIntervalMs) return undefined;
     return this.loadDirectory(tenant);
   }
 
@@ -150,23 +172,28 @@ export class GbfsSnapshots {
     const systems = await publishedFeedSystems(tenantEm(this.orm, tenant));
     if (systems.length === 0) {
       this.directories.delete(tenant);
+      if (this.absent.size >= ABSENT_TENANTS_KEPT) this.absent.clear();
+      this.absent.set(tenant, Date.now());
       return undefined;
     }
+    this.absent.delete(tenant);
     const directory: TenantDirectory = {
       systems: new Map(systems.map((system) => [system.systemId, system] as const)),
       loadedAt: Date.now(),
     };
     const previous = this.directories.get(tenant)?.manifest;
-    directory.manifest = storeFile(
-      previous,
-      renderManifest(
-        systems.map((system) => ({ systemId: system.systemId, urls: this.urls(tenant, system.systemId) })),
-        tenant,
-      ),
-      '3.0',
-      this.freshness.staticTtlSeconds,
-      new Date(),
-      false,
+    directory.manifest = (
+      await storeFile(
+        previous,
+        renderManifest(
+          systems.map((system) => ({ systemId: system.systemId, urls: this.urls(tenant, system.systemId) })),
+          tenant,
+        ),
+        '3.0',
+        this.freshness.staticTtlSeconds,
+        new Date(),
+        false,
+      )
     ).file;
     this.directories.set(tenant, directory);
     return directory;
@@ -239,7 +266,7 @@ export class GbfsSnapshots {
         const ttl = realtimeGbfsFiles.includes(name as GbfsFileName)
           ? this.freshness.realtimeTtlSeconds
           : this.freshness.staticTtlSeconds;
-        const stored = storeFile(
+        const stored = await storeFile(
           previous?.files.get(fileKey(version, name)),
           data,
           gbfsVersions[version],
