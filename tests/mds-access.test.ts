@@ -241,3 +241,59 @@ describe('hostile input gets catalogue errors, never a 5xx', () => {
     expectCatalogued(await get('/reports/%00', { accept: 'text/csv' }), 400);
   });
 });
+
+describe('the MDS document', () => {
+  test('every operation documents its errors, and every value a client sends is bounded', async () => {
+    const document = (await stack.call('GET', '/openapi/mds.json')).body;
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const operations = Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(
+      ([path, methods]) =>
+        Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
+    );
+    expect(operations.map(({ method, path }) => `${method} ${path}`).sort()).toEqual([
+      'get /v1/{tenant}/mds/events/historical',
+      'get /v1/{tenant}/mds/events/recent',
+      'get /v1/{tenant}/mds/reports/{filename}',
+      'get /v1/{tenant}/mds/telemetry',
+      'get /v1/{tenant}/mds/trips',
+      'get /v1/{tenant}/mds/vehicles',
+      'get /v1/{tenant}/mds/vehicles/status',
+      'get /v1/{tenant}/mds/vehicles/status/{device_id}',
+      'get /v1/{tenant}/mds/vehicles/{device_id}',
+      'post /v1/{tenant}/mds/token',
+    ]);
+    const unbounded: string[] = [];
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const visit = (schema: any, where: string): void => {
+      if (!schema || typeof schema !== 'object') return;
+      if (
+        (schema.type === 'integer' || schema.type === 'number') &&
+        (schema.maximum === undefined || schema.minimum === undefined)
+      )
+        unbounded.push(where);
+      if (schema.type === 'string' && schema.maxLength === undefined && !schema.enum) unbounded.push(where);
+      for (const [key, value] of Object.entries(schema))
+        if (typeof value === 'object') visit(value, `${where}/${key}`);
+    };
+    for (const { path, method, operation } of operations) {
+      expect([path, operation.operationId, operation.summary, operation.tags.length > 0]).toEqual([
+        path,
+        expect.any(String),
+        expect.any(String),
+        true,
+      ]);
+      const statuses = method === 'get' ? ['400', '401', '403', '406'] : ['400', '401'];
+      for (const status of statuses)
+        expect([path, status, operation.responses[status]?.description]).toEqual([
+          path,
+          status,
+          expect.any(String),
+        ]);
+      for (const parameter of operation.parameters) visit(parameter.schema, `${path} ${parameter.name}`);
+      const body = operation.requestBody?.content?.['application/json']?.schema;
+      if (body)
+        visit(body.$ref ? document.components.schemas[body.$ref.split('/').pop()] : body, `${path} body`);
+    }
+    expect(unbounded).toEqual([]);
+  });
+});
