@@ -17,6 +17,9 @@ import {
   recordInvoiceChargeOutcome,
   recordPaymentState,
   type AttemptOutcome,
+  beginInvoiceAttempt,
+  chargedPayment,
+  type ChargedPayment,
 } from '../db/payments.js';
 import { effectiveSettingOf } from '../db/settings.js';
 import { preparedRows } from '../db/prepared.js';
@@ -247,7 +250,7 @@ export function createPaymentActivities({ orm, paymentGateways }: ActivityDeps) 
         sourceToken = source?.providerReference ?? null;
         invoiceNumber = invoice?.number ?? null;
       }
-      const attempt = await beginAttempt(
+      await beginAttempt(
         em,
         payment,
         {
@@ -258,14 +261,14 @@ export function createPaymentActivities({ orm, paymentGateways }: ActivityDeps) 
         },
         existing,
       );
-      return { payment, attempt, finished: false as const, sourceToken, invoiceNumber };
+      return { charged: chargedPayment(payment), finished: false as const, sourceToken, invoiceNumber };
     });
   }
 
   /** The charge's gateway call (idempotent on the attempt's key), or a soft P104 decline without a source. */
   async function charge(
     input: ChargeAttemptInput,
-    payment: Payment,
+    payment: ChargedPayment,
     sourceToken: string | null,
     invoiceNumber: string | null,
   ): Promise<ChargeOutcome> {
@@ -287,7 +290,7 @@ export function createPaymentActivities({ orm, paymentGateways }: ActivityDeps) 
       description:
         invoiceNumber !== null
           ? `Invoice ${invoiceNumber}`
-          : `Balance settlement ${payment.balance?.id ?? ''}`.trim(),
+          : `Balance settlement ${payment.balanceId ?? ''}`.trim(),
       metadata: {
         tenant: input.tenant,
         paymentId: String(payment.id),
@@ -329,7 +332,26 @@ export function createPaymentActivities({ orm, paymentGateways }: ActivityDeps) 
           const settings =
             input.settings ??
             (await retrySettingsOf(tenantEm(orm, input.tenant), input.tenant, input.paymentId));
-          const begun = await begin(input);
+          // The common case, an invoice payment's new attempt, in one statement; otherwise (a manual retry
+          // with its event, a settlement, or a retry of this activity) the locking transaction.
+          const fast =
+            input.trigger === 'MANUAL'
+              ? null
+              : await beginInvoiceAttempt(tenantEm(orm, input.tenant), {
+                  paymentId: input.paymentId,
+                  number: input.attempt,
+                  trigger: input.trigger,
+                  idempotencyKey: input.idempotencyKey,
+                  at: new Date(input.at),
+                });
+          const begun = fast
+            ? {
+                charged: fast.payment,
+                sourceToken: fast.sourceToken,
+                invoiceNumber: fast.invoiceNumber,
+                finished: false as const,
+              }
+            : await begin(input);
           if (begun.finished)
             return recordedResult(
               begun.payment,
@@ -337,7 +359,7 @@ export function createPaymentActivities({ orm, paymentGateways }: ActivityDeps) 
               begun.attempt.state,
               begun.attempt.gatewayReference ?? null,
             );
-          const outcome = await charge(input, begun.payment, begun.sourceToken, begun.invoiceNumber);
+          const outcome = await charge(input, begun.charged, begun.sourceToken, begun.invoiceNumber);
           const atMs = Date.parse(input.at);
           const next = afterCharge(outcome, input.attempt, settings, atMs);
           const reference = outcome.reference || null;

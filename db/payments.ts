@@ -291,6 +291,126 @@ export async function beginAttempt(
   return attempt;
 }
 
+/** What a charge needs of its payment, as {@link beginInvoiceAttempt} or the locking path reads it. */
+export interface ChargedPayment {
+  id: number;
+  gateway: string;
+  amount: string;
+  currency: string;
+  workflowId: string;
+  balanceId: number | null;
+}
+
+/** What a charge needs of a payment entity. */
+export function chargedPayment(payment: Payment): ChargedPayment {
+  return {
+    id: payment.id,
+    gateway: payment.gateway,
+    amount: payment.amount,
+    currency: payment.currency,
+    workflowId: payment.workflowId,
+    balanceId: payment.balance?.id ?? null,
+  };
+}
+
+/** An invoice payment's attempt begun in one statement: what to charge, with which source. */
+export interface BegunInvoiceAttempt {
+  payment: ChargedPayment;
+  sourceToken: string | null;
+  invoiceNumber: string | null;
+}
+
+/**
+ * The common first step of a charge in ONE statement (no transaction, no unit of work: it runs once per
+ * attempt): an invoice payment whose state allows CHARGE and whose attempt `number` was not begun yet
+ * moves to IN_PAYMENT with its attempt count and the source chosen as {@link currentPaymentSource}
+ * chooses it, the invoice's mirror state follows, and the attempt is inserted as PROCESSING. Null when
+ * nothing was written (a settlement, an attempt begun by an earlier try of the activity, or a state that
+ * does not allow it): the caller then takes the locking path, which answers or refuses. Two concurrent
+ * tries collide on the attempt's unique key and the loser's activity retry takes the locking path.
+ */
+export async function beginInvoiceAttempt(
+  em: EntityManager,
+  fields: {
+    paymentId: number;
+    number: number;
+    trigger: 'FIRST' | 'SCHEDULED';
+    idempotencyKey: string;
+    at: Date;
+  },
+): Promise<BegunInvoiceAttempt | null> {
+  const [row] = await preparedRows<{
+    id: number;
+    gateway: string;
+    amount: string;
+    currency: string;
+    workflow_id: string;
+    source_token: string | null;
+    invoice_number: string | null;
+  }>(
+    em,
+    `with p as (
+       select id, business_unit_id, customer_id, user_group_id
+         from payment
+        where tenant_id = $1 and id = $2 and purpose = 'INVOICE' and state = any($4::text[])
+          and not exists (select 1 from payment_attempt
+                           where tenant_id = $1 and payment_id = $2 and number = $3)
+          for update
+     ), s as (
+       select ps.id, ps.provider_reference
+         from payment_source ps, p
+        where ps.tenant_id = $1
+          and (case when p.user_group_id is not null then ps.group_id = p.user_group_id
+                    else ps.customer_id = p.customer_id end)
+          and (ps.business_unit_id = p.business_unit_id or ps.is_default)
+        order by (case when ps.business_unit_id = p.business_unit_id then 2 else 0 end
+                  + case when ps.is_default then 1 else 0 end) desc, ps.id desc
+        limit 1
+     ), u as (
+       update payment
+          set state = 'IN_PAYMENT', attempt_count = $3, payment_source_id = (select id from s),
+              next_retry_at = null, challenge = null, updated_at = $7
+        where tenant_id = $1 and id = (select id from p)
+        returning id, invoice_id, gateway, amount, currency, workflow_id
+     ), i as (
+       update invoice set state = $8, updated_at = $7
+        where tenant_id = $1 and id = (select invoice_id from u)
+        returning number
+     ), a as (
+       insert into payment_attempt (tenant_id, payment_id, number, trigger, idempotency_key, started_at)
+       select $1, id, $3, $5, $6, $9 from u
+       returning id
+     )
+     select u.id, u.gateway, u.amount::text as amount, u.currency, u.workflow_id,
+            (select provider_reference from s) as source_token, (select number from i) as invoice_number
+       from u, a`,
+    [
+      tenantOfEm(em),
+      fields.paymentId,
+      fields.number,
+      [...paymentTransitions.CHARGE.from],
+      fields.trigger,
+      fields.idempotencyKey,
+      new Date(),
+      invoiceStateForPayment('IN_PAYMENT'),
+      fields.at,
+    ],
+  );
+  if (!row) return null;
+  return {
+    payment: {
+      id: row.id,
+      gateway: row.gateway,
+      amount: row.amount,
+      currency: row.currency,
+      workflowId: row.workflow_id,
+      balanceId: null,
+    },
+    sourceToken: row.source_token,
+    invoiceNumber: row.invoice_number,
+  };
+}
+
 /** What an attempt ended as (or became later: a challenge's answer). */
 export interface AttemptOutcome {
   state: PaymentAttemptState;
