@@ -277,6 +277,9 @@ export interface MdsTripRow {
   endPosition: { lat: number; lng: number };
   startOdometerKm: number | null;
   endOdometerKm: number | null;
+  /** The rental's invoice, when it was billed: its currency and gross total (decimal text). */
+  currency: string | null;
+  totalGross: string | null;
 }
 
 /** One page of the rentals of published vehicles that ended in `[from, to)` after starting (by rental id). */
@@ -291,8 +294,10 @@ export async function endedTrips(
      select r.id as "rentalId", r.vehicle_id as "vehicleId", p.form_factor as "formFactor",
             r.started_at as "startedAt", r.ended_at as "endedAt", r.start_position as "startPosition",
             r.end_position as "endPosition", r.start_odometer_km as "startOdometerKm",
-            r.end_odometer_km as "endOdometerKm", count(*) over () as total
+            r.end_odometer_km as "endOdometerKm", i.currency, i.total_gross::text as "totalGross",
+            count(*) over () as total
        from rental r join published p on p.id = r.vehicle_id
+       left join invoice i on i.tenant_id = r.tenant_id and i.id = r.invoice_id
       where r.tenant_id = ? and r.state in ('ENDED', 'ENDED_NO_MOVEMENT') and r.started_at is not null
         and r.ended_at >= ? and r.ended_at < ?
         and r.start_position is not null and r.end_position is not null

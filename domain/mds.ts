@@ -1,6 +1,8 @@
 // Pure rules of the MDS 2.0 provider interface (docs/mds.md): the vocabulary, the mode of a vehicle type,
 // the MDS vehicle state machine as a function of fleetflow's rental, service, battery and connectivity
 // states, and the fold that turns fleetflow's events into MDS events. No I/O, no Node built-ins.
+import { Decimal } from 'decimal.js';
+import { minorDigitsOf } from './money.js';
 import type { BatteryLevel, ServiceStateV2, VehicleRentalState } from './vehicle.js';
 
 /** The version served (`version` of every body) and its media type. */
@@ -547,6 +549,24 @@ export function routeLengthMeters(points: ReadonlyArray<{ lat: number; lng: numb
     total += 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
   }
   return Math.round(total);
+}
+
+/**
+ * An invoice total as MDS writes costs: integer minor units of its currency (half-up), or undefined for a
+ * negative or unreadable amount (MDS costs are never negative).
+ */
+export function costInMinorUnits(total: string, currency: string): number | undefined {
+  let amount: Decimal;
+  try {
+    amount = new Decimal(total);
+  } catch {
+    return undefined;
+  }
+  if (!amount.isFinite() || amount.isNegative()) return undefined;
+  return amount
+    .times(new Decimal(10).pow(minorDigitsOf(currency)))
+    .toDecimalPlaces(0, Decimal.ROUND_HALF_UP)
+    .toNumber();
 }
 
 /** A count of the monthly report: MDS hides counts from 1 to 10 (privacy) as -1. */

@@ -209,7 +209,11 @@ describe('a whole rental through the app API and the rental workflow', () => {
       device_id: mdsId(tenant, 'device', vehicle.id),
       trip_type: ['rider'],
     });
-    expect(trip.distance).toBeGreaterThan(0);
+    // The simulator rode 400 m; the start and end positions are the rental's.
+    expect(trip.distance).toBeGreaterThanOrEqual(390);
+    // What the customer was billed, in minor units of the invoice's currency.
+    expect(trip).toMatchObject({ actual_cost: expect.any(Number), currency: 'EUR' });
+    expect(Number.isInteger(trip.actual_cost)).toBe(true);
     expect(trip.duration).toBeGreaterThanOrEqual(0);
     const telemetry = await get(`/telemetry?telemetry_time=${hour}`);
     expectValidMds('/telemetry', telemetry, modes);

@@ -10,6 +10,7 @@ import {
   foldEvents,
   mdsStateOf,
   mdsModes,
+  costInMinorUnits,
   reportCount,
   routeLengthMeters,
   serviceClassOf,
@@ -341,6 +342,9 @@ describe('MDS requests', () => {
     ])
       expect([bad, codeOf(() => reportMonth(bad, now))]).toEqual([bad, 'MDS407']);
     expect([0, 1, 10, 11].map(reportCount)).toEqual([0, -1, -1, 11]);
+    expect(costInMinorUnits('12.345', 'EUR')).toBe(1235);
+    expect(costInMinorUnits('0.1', 'EUR') === 10 && costInMinorUnits('7', 'JPY') === 7).toBe(true);
+    expect([costInMinorUnits('-1.00', 'EUR'), costInMinorUnits('x', 'EUR')]).toEqual([undefined, undefined]);
   });
 
   test('paging links: first, last, prev and next of a page', () => {

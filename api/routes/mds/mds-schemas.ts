@@ -100,6 +100,8 @@ export const MdsTrip = component(
       end_location: MdsGps,
       duration: Type.Integer({ minimum: 0 }),
       distance: Type.Integer({ minimum: 0 }),
+      actual_cost: Type.Optional(Type.Integer({ minimum: 0, description: 'Minor units of `currency`.' })),
+      currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$' })),
     },
     { additionalProperties: false },
   ),

@@ -1,7 +1,7 @@
 // MDS 2.0 provider: /trips (rentals that ended in a past UTC hour, their distance along the route the
 // telemetry history recorded), /telemetry (one past hour of it) and /reports/{YYYY-MM}.csv (docs/mds.md).
 import { Type, type Static } from '@sinclair/typebox';
-import { modeOfVehicleType, reportCount, routeLengthMeters } from '../../../domain/mds.js';
+import { costInMinorUnits, modeOfVehicleType, reportCount, routeLengthMeters } from '../../../domain/mds.js';
 import { assertHourOver, parseMdsHour, reportMonth } from '../../../domain/mds-query.js';
 import {
   endedTrips,
@@ -38,6 +38,10 @@ function mdsTrip(
   const start = new Date(row.startedAt).getTime();
   const end = new Date(row.endedAt).getTime();
   const carShare = modeOfVehicleType(row.formFactor) === 'car-share';
+  const cost =
+    row.totalGross !== null && row.currency !== null
+      ? costInMinorUnits(row.totalGross, row.currency)
+      : undefined;
   return {
     provider_id: mdsId(tenant, 'provider'),
     device_id: mdsId(tenant, 'device', row.vehicleId),
@@ -50,6 +54,8 @@ function mdsTrip(
     end_location: { lat: row.endPosition.lat, lng: row.endPosition.lng },
     duration: Math.max(0, Math.round((end - start) / 1000)),
     distance: routeLengthMeters([row.startPosition, ...route, row.endPosition]),
+    // What the customer was billed for the rental (its invoice's gross total), when it was billed.
+    ...(cost !== undefined ? { actual_cost: cost, currency: row.currency!.toUpperCase() } : {}),
   };
 }
 
