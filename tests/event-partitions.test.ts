@@ -164,6 +164,12 @@ test('the platform schedule fires the workflow daily, without overlap', async ()
   const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const client = new Client({ connection, namespace: 'default' });
   const taskQueue = `event-partitions-${backend.seed.tenant}`;
+  // The schedule is one per Temporal namespace: a worker process another suite started (its starter)
+  // may have created it on the shared dev server already. Start from none.
+  await client.schedule
+    .getHandle(EVENT_PARTITIONS_SCHEDULE_ID)
+    .delete()
+    .catch(() => undefined);
   try {
     expect(await ensureEventPartitionSchedule({ client, taskQueue })).toBe(true);
     expect(await ensureEventPartitionSchedule({ client, taskQueue })).toBe(false);
