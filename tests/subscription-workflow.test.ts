@@ -163,7 +163,7 @@ test('a declined renewal sets autoRenewal FAILED, keeps the subscription, and re
   expect((await periodsOf(sub.id)).map((p) => p.state)).toEqual(['PAID', 'PAID', 'FAILED']);
   // Period 2's vouchers are kept: a payment problem, not a cancellation.
   expect((await vouchersOf(sub.id, 2)).every((voucher) => voucher.status !== 'CANCELED')).toBe(true);
-}, 60_000);
+}, 120_000);
 
 test('a delayed switch: reverted, asked again, taking effect at the period’s end; then an immediate one', async () => {
   const [basic, premium, pro] = [
@@ -223,7 +223,7 @@ test('a delayed switch: reverted, asked again, taking effect at the period’s e
   await handle.executeUpdate(cancelSubscriptionUpdate, {
     args: [{ requestedBy: 'test', cancelBenefits: false }],
   });
-}, 60_000);
+}, 120_000);
 
 test('cancel without cancelBenefits keeps the vouchers to their period’s end; with it, they are cancelled', async () => {
   const plan = await createPlan(finance, unit(), branch());
@@ -258,4 +258,4 @@ test('cancel without cancelBenefits keeps the vouchers to their period’s end; 
       args: [{ requestedBy: 'test', cancelBenefits: true }],
     }),
   ).rejects.toThrow();
-}, 60_000);
+}, 120_000);
