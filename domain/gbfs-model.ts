@@ -393,8 +393,9 @@ function zoneRules(
   const endForbidden = kinds.has('NO_PARKING_POLICY') || kinds.has('NO_END_RENTAL_POLICY');
   const rule = (kmh: number | null, types: string[] | null): ZoneRule => ({
     vehicleTypeIds: types,
-    // A speed limit of 0 km/h: no riding at all in the area (fleetflow's no-ride zone).
-    rideStartAllowed: kmh !== 0 && !endForbidden,
+    // Rentals start wherever their vehicle stands (no area refuses a start); a speed limit of 0 km/h would
+    // be a no-ride zone, though the areas' limits start at 1 km/h today.
+    rideStartAllowed: kmh !== 0,
     rideEndAllowed: kmh !== 0 && !endForbidden,
     rideThroughAllowed: kmh !== 0,
     maximumSpeedKph: kmh === null ? null : Math.floor(kmh),

@@ -376,7 +376,7 @@ describe('availability, rotation and zones follow the data', () => {
     });
     expect(zone.geometry).toEqual(geofence);
     expect(zone.properties.rules).toEqual([
-      { ride_start_allowed: false, ride_end_allowed: false, ride_through_allowed: true },
+      { ride_start_allowed: true, ride_end_allowed: false, ride_through_allowed: true },
     ]);
     const v2 = (await getFeed(stack.baseUrl, feed('geofencing_zones', 'v2'))).body;
     expect(gbfsSchemaErrors('v2', 'geofencing_zones', v2)).toEqual([]);

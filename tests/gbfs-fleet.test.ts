@@ -5,7 +5,9 @@
 import { tenantEm } from '../db/orm.js';
 import { type SeededTenant } from '../db/seed.js';
 import { demoFeedSystemId } from '../db/seed/feeds.js';
-import { allFeedFiles, getFeed } from './support/gbfs.js';
+import { gbfsModel, type GbfsSource, type GbfsVehicleRow } from '../domain/gbfs-model.js';
+import { renderV2, renderV3 } from '../domain/gbfs-render.js';
+import { allFeedFiles, gbfsSchemaErrors, getFeed } from './support/gbfs.js';
 import { type HttpStack } from './support/http.js';
 import { startSession, type Session } from './support/session.js';
 
@@ -148,3 +150,239 @@ async function generatedIds(): Promise<Set<string>> {
     );
   return new Set(rows.map((row) => row.public_id));
 }
+
+describe('the model, rule by rule (pure)', () => {
+  const configuration = { socLevels: { high: 50, medium: 20, low: 10 } };
+  const vehicle = (publicId: string, fields: Partial<GbfsVehicleRow> = {}): GbfsVehicleRow => ({
+    publicId,
+    branchId: 2,
+    categoryId: 7,
+    latitude: 52.5,
+    longitude: 13.4,
+    rentalState: 'AVAILABLE',
+    serviceStateV2: 'FUNCTIONAL',
+    stateOfCharge: 80,
+    iotStateOfCharge: null,
+    iotModuleLevel: null,
+    offline: false,
+    charging: false,
+    lastReportAt: new Date('2026-12-01T10:00:00Z'),
+    heldByBooking: false,
+    dockedAt: null,
+    ...fields,
+  });
+  const square = {
+    type: 'MultiPolygon' as const,
+    coordinates: [
+      [
+        [
+          [13.3, 52.4],
+          [13.5, 52.4],
+          [13.5, 52.6],
+          [13.3, 52.6],
+          [13.3, 52.4],
+        ],
+      ],
+    ],
+  };
+  const source: GbfsSource = {
+    tenant: 't',
+    system: {
+      systemId: 'x',
+      name: 'X',
+      shortName: null,
+      operatorName: null,
+      url: null,
+      purchaseUrl: null,
+      phoneNumber: null,
+      email: null,
+      feedContactEmail: 'feeds@example.org',
+      startDate: null,
+      licenseUrl: null,
+      attributionOrganizationName: null,
+      attributionUrl: null,
+      privacyUrl: null,
+      termsUrl: null,
+      rentalApps: null,
+      language: 'en',
+      timezone: 'Europe/Berlin',
+      openingHours: '24/7',
+    },
+    rootBranchId: 1,
+    branches: [
+      { id: 1, name: 'City', parentId: null, state: 'OPERATIONAL' },
+      { id: 2, name: 'District', parentId: 1, state: 'OPERATIONAL' },
+    ],
+    systemBranchIds: [1, 2],
+    vehicleTypes: [7, 8].map((categoryId) => ({
+      categoryId,
+      categoryName: `Category ${categoryId}`,
+      categoryBookable: true,
+      configuration,
+      formFactor: 'scooter_standing' as const,
+      propulsionType: 'electric' as const,
+      maxRangeMeters: 30000,
+      riderCapacity: 1,
+      make: null,
+      model: null,
+      wheelCount: 2,
+      maxPermittedSpeedKmh: 20,
+    })),
+    vehicles: [
+      vehicle('ready'),
+      vehicle('held', { heldByBooking: true }),
+      vehicle('delivered', { rentalState: 'DELIVERED' }),
+      vehicle('reserved', { rentalState: 'RESERVATION' }),
+      vehicle('driving', { rentalState: 'DRIVING' }),
+      vehicle('parking', { rentalState: 'PARKING' }),
+      vehicle('workshop', { serviceStateV2: 'SERVICE_WORKSHOP' }),
+      vehicle('flat', { stateOfCharge: 5 }),
+      vehicle('offline', { offline: true }),
+      vehicle('nowhere', { latitude: null, longitude: null }),
+      vehicle('unmapped', { categoryId: 99 }),
+    ],
+    stations: [],
+    physicalStations: [],
+    areas: [
+      {
+        id: 'a1',
+        name: 'Business area',
+        vehicleTypeIds: [],
+        geofence: square,
+        policies: [
+          { type: 'ALLOW_END_RENTAL_POLICY' },
+          {
+            type: 'SPEED_LIMIT_POLICY',
+            speedLimit: 20,
+            speedLimitOverrides: [{ vehicleCategoryId: 8, speedLimit: 12 }],
+          },
+        ],
+      },
+      {
+        id: 'a2',
+        name: 'Only 8',
+        vehicleTypeIds: [8],
+        geofence: square,
+        policies: [{ type: 'NO_END_RENTAL_POLICY' }],
+      },
+      {
+        id: 'a3',
+        name: 'Notice only',
+        vehicleTypeIds: [],
+        geofence: square,
+        policies: [{ type: 'NOTICE_AREA_POLICY' }],
+      },
+    ],
+    pricing: [
+      {
+        bundleId: 3,
+        name: 'Miles',
+        description: null,
+        type: 'ON_DEMAND_LEGACY',
+        currency: 'USD',
+        distanceUnit: 'MILE',
+        version: 1,
+        rules: {
+          pricesIncludeTax: true,
+          freeFloatingPricingMode: null,
+          booking: null,
+          onDemand: {
+            unlockFee: '1.00',
+            reservationPerMinute: '0',
+            timeSlots: [
+              { fromMinute: 0, drivingPerMinute: '0.39', parkingPerMinute: '0.10' },
+              { fromMinute: 30, drivingPerMinute: '0.29', parkingPerMinute: '0.10' },
+            ],
+            distancePerUnit: '1.609344',
+            includedDistance: 10,
+            billingIncrementMinutes: 1,
+            minimumPrice: '0',
+          },
+        },
+      },
+    ],
+    assignments: [{ branchId: 1, categoryId: 7, bundleId: 3, bundleType: 'ON_DEMAND_LEGACY' }],
+  };
+
+  test('availability, pricing and zones of a synthetic system, valid in both versions', () => {
+    const model = gbfsModel(source, new Date('2026-12-01T12:00:00Z'));
+    const byId = new Map(model.vehicles.map((v) => [v.id, v]));
+    expect([...byId.keys()].sort()).toEqual(['delivered', 'flat', 'held', 'offline', 'ready', 'reserved']);
+    expect(byId.get('ready')).toMatchObject({
+      isReserved: false,
+      isDisabled: false,
+      pricingPlanId: 'plan-3',
+    });
+    for (const id of ['held', 'delivered', 'reserved']) expect(byId.get(id)!.isReserved).toBe(true);
+    for (const id of ['flat', 'offline']) expect(byId.get(id)!.isDisabled).toBe(true);
+    expect(byId.get('ready')).toMatchObject({ currentFuelPercent: 0.8, currentRangeMeters: 24000 });
+
+    const [plan] = model.plans;
+    expect(plan).toMatchObject({
+      id: 'plan-3',
+      price: 1,
+      isTaxable: false,
+      perMin: [
+        { start: 0, rate: 0.39, interval: 1, end: 30 },
+        { start: 30, rate: 0.29, interval: 1 },
+      ],
+      perKm: [{ start: 17, rate: 1, interval: 1 }],
+    });
+
+    const [business, only8] = model.zones;
+    expect(business!.rules).toEqual([
+      {
+        vehicleTypeIds: ['cat-8'],
+        rideStartAllowed: true,
+        rideEndAllowed: true,
+        rideThroughAllowed: true,
+        maximumSpeedKph: 12,
+      },
+      {
+        vehicleTypeIds: null,
+        rideStartAllowed: true,
+        rideEndAllowed: true,
+        rideThroughAllowed: true,
+        maximumSpeedKph: 20,
+      },
+    ]);
+    expect(only8!.rules).toEqual([
+      {
+        vehicleTypeIds: ['cat-8'],
+        rideStartAllowed: true,
+        rideEndAllowed: false,
+        rideThroughAllowed: true,
+        maximumSpeedKph: null,
+      },
+    ]);
+    expect(model.zones).toHaveLength(2);
+    expect(model.globalRules[0]).toMatchObject({ vehicleTypeIds: ['cat-7', 'cat-8'], rideEndAllowed: false });
+
+    const urls = {
+      base: 'https://feeds.example/v1/t/gbfs/x',
+      manifest: 'https://feeds.example/v1/t/gbfs/manifest.json',
+    };
+    const stamp = { last_updated: '2026-12-01T12:00:00Z', ttl: 0, version: '3.0' };
+    for (const [file, data] of Object.entries(renderV3(model, urls, 't')))
+      expect({ file, errors: gbfsSchemaErrors('v3', file, { ...stamp, data }) }).toEqual({
+        file,
+        errors: [],
+      });
+    const stamp2 = { last_updated: 1796126400, ttl: 0, version: '2.3' };
+    for (const [file, data] of Object.entries(renderV2(model, urls, 't')))
+      expect({ file, errors: gbfsSchemaErrors('v2', file, { ...stamp2, data }) }).toEqual({
+        file,
+        errors: [],
+      });
+  });
+
+  test('a closed branch disables its vehicles and raises a system_closure alert', () => {
+    const closed = {
+      ...source,
+      branches: source.branches.map((b) => (b.id === 2 ? { ...b, state: 'MAINTENANCE' } : b)),
+    };
+    const model = gbfsModel(closed, new Date('2026-12-01T12:00:00Z'));
+    expect(model.vehicles.find((v) => v.id === 'ready')!.isDisabled).toBe(true);
+    expect(model.alerts).toEqual([expect.objectContaining({ type: 'SYSTEM_CLOSURE', regionIds: ['br-2'] })]);
+  });
+});
