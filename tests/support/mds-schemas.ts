@@ -14,9 +14,7 @@ import { createRequire } from 'node:module';
 import type { MdsMode } from '../../domain/mds.js';
 
 const require = createRequire(import.meta.url);
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const Ajv2020 = require('ajv/dist/2020').default as new (options: object) => AjvLike;
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const addFormats = require('ajv-formats').default as (ajv: AjvLike) => void;
 
 interface AjvLike {
@@ -86,7 +84,9 @@ function ajvFor(mode: MdsMode): AjvLike {
       if (['models/vehicle.yaml', 'models/event.yaml', 'models/trip.yaml'].includes(file))
         schema = narrowToMode(schema, mode);
       // Each file is known by its own path, so relative $refs resolve as in the repository.
-      const { $id: _id, $schema: _schema, ...rest } = schema;
+      const rest = { ...schema };
+      delete rest.$id;
+      delete rest.$schema;
       ajv.addSchema(rest, `${BASE}${file}`);
     }
     ajvs.set(mode, ajv);
