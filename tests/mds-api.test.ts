@@ -239,6 +239,31 @@ describe('agency credentials (operator interface)', () => {
     expect(JSON.stringify(listed.body)).not.toContain(credentials.clientSecret);
     const own = await agencyToken(stack, tenant, credentials);
     expect((await mdsGet(stack, tenant, own, '/vehicles?size=1')).status).toBe(200);
+    const shown = await stack.call('GET', stack.back(`/mds-agencies/${created.body.id}`), {
+      token: session.operatorToken,
+    });
+    expect(shown.body).toMatchObject({ clientId: credentials.clientId, lastTokenAt: expect.any(String) });
+    // The OAuth2 forms of client authentication: a form body, and HTTP Basic.
+    const form = await fetch(`${stack.baseUrl}/v1/${tenant}/mds/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: credentials.clientId,
+        client_secret: credentials.clientSecret,
+      }),
+    });
+    expect([form.status, ((await form.json()) as { scope: string }).scope]).toEqual([200, 'mds']);
+    const basic = await fetch(`${stack.baseUrl}/v1/${tenant}/mds/token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64')}`,
+      },
+      body: 'grant_type=client_credentials',
+    });
+    expect(basic.status).toBe(200);
+    expect(basic.headers.get('cache-control')).toBe('no-store');
     const revoked = await stack.call('POST', stack.back(`/mds-agencies/${created.body.id}/revoke`), {
       token: session.operatorToken,
     });
