@@ -172,11 +172,16 @@ export class GbfsSnapshots {
     const systems = await publishedFeedSystems(tenantEm(this.orm, tenant));
     if (systems.length === 0) {
       this.directories.delete(tenant);
+      for (const key of this.systems.keys()) if (key.startsWith(`${tenant}\u0000`)) this.systems.delete(key);
       if (this.absent.size >= ABSENT_TENANTS_KEPT) this.absent.clear();
       this.absent.set(tenant, Date.now());
       return undefined;
     }
     this.absent.delete(tenant);
+    // Snapshots of systems no longer published are dropped: a system published again starts afresh.
+    const published = new Set(systems.map((system) => `${tenant}\u0000${system.systemId}`));
+    for (const key of this.systems.keys())
+      if (key.startsWith(`${tenant}\u0000`) && !published.has(key)) this.systems.delete(key);
     const directory: TenantDirectory = {
       systems: new Map(systems.map((system) => [system.systemId, system] as const)),
       loadedAt: Date.now(),
