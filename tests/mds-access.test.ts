@@ -297,3 +297,29 @@ describe('the MDS document', () => {
     expect(unbounded).toEqual([]);
   });
 });
+
+describe('published systems only', () => {
+  test('unpublishing the system empties the feed at once; publishing it again brings the vehicles back', async () => {
+    const systems = await stack.call('GET', stack.back('/feed-systems'), { token: session.operatorToken });
+    expect(systems.status).toBe(200);
+    const published = (systems.body as Array<{ id: number; published: boolean }>).filter(
+      (system) => system.published,
+    );
+    expect(published.length).toBeGreaterThan(0);
+    const before = await get('/vehicles?size=1');
+    expect(Number(before.headers.get('x-total-count'))).toBeGreaterThan(0);
+    const device = before.body.vehicles[0].device_id as string;
+    const toggle = (id: number, action: 'publish' | 'unpublish') =>
+      stack.call('POST', stack.back(`/feed-systems/${id}/${action}`), { token: session.operatorToken });
+    try {
+      for (const system of published) expect((await toggle(system.id, 'unpublish')).status).toBe(200);
+      const after = await get('/vehicles');
+      expect([after.status, after.body.vehicles, after.headers.get('x-total-count')]).toEqual([200, [], '0']);
+      expect((await get('/vehicles/status')).body.vehicles_status).toEqual([]);
+      expectError(await get(`/vehicles/status/${device}`), 404, 'MDS404');
+    } finally {
+      for (const system of published) await toggle(system.id, 'publish');
+    }
+    expect((await get(`/vehicles/${device}`)).status).toBe(200);
+  });
+});
