@@ -25,6 +25,7 @@ import { bookingCancellation, priceFee } from '../domain/pricing-fees.js';
 import { bookingLines, priceBooking } from '../domain/pricing-booking.js';
 import { priceWithBenefits } from '../domain/pricing-benefits.js';
 import { billingBenefits, consumeBenefits, mayTakeVouchers, rentalBenefitKey } from './pricing-benefits.js';
+import { closeRentalGeofenceVouchers, finalRentalGeofence } from './geofence-pricing.js';
 import type { PriceResult } from '../domain/pricing.js';
 import { rentalDistance } from '../domain/rental-pricing.js';
 
@@ -159,7 +160,13 @@ export async function finaliseBookingRentalBilling(
     // The customer's (and the business account's) vouchers, taken once per rental whatever retries.
     const key = rentalBenefitKey(rental.id);
     const owners = { customerId: booking.customer.id, userGroupId: booking.userGroup?.id ?? null };
-    const benefits = !(await mayTakeVouchers(em, owners, key))
+    const frozen = rental.priceV4 != null;
+    // Geofence promotions and surcharges at the rental's start and end positions, granted for it once.
+    const geofence = await finalRentalGeofence(em, rental, frozen, options.at, {
+      branchId: booking.branch.id,
+      vehicleCategoryId: booking.vehicleCategory.id,
+    });
+    const benefits = !(geofence.promotionIds.length > 0 || (await mayTakeVouchers(em, owners, key)))
       ? []
       : await billingBenefits(
           em,
@@ -170,7 +177,7 @@ export async function finaliseBookingRentalBilling(
             at: options.at,
           },
           key,
-          { frozen: rental.priceV4 != null },
+          { frozen, ownIds: geofence.promotionIds },
         );
     const lines = bookingLines(
       pricing.priced,
@@ -183,8 +190,9 @@ export async function finaliseBookingRentalBilling(
       },
       pricing.tax,
     );
-    const priced = priceWithBenefits(pricing.priced, pricing.tax, lines, benefits);
+    const priced = priceWithBenefits(pricing.priced, pricing.tax, lines, benefits, geofence.surcharges);
     await consumeBenefits(em, priced.applied, key, rental.id);
+    await closeRentalGeofenceVouchers(em, geofence.vouchers);
     price = priced.result;
   } else
     price = priceFee(pricing.priced, pricing.tax, {

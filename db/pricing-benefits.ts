@@ -74,8 +74,12 @@ async function asPricingBenefits(em: EntityManager, vouchers: readonly Voucher[]
 export async function estimateBenefits(
   em: EntityManager,
   context: RentalBenefitContext,
+  /** Vouchers granted for this very rental (its geofence promotions), taken when ACTIVE. */
+  ownIds: readonly number[] = [],
 ): Promise<PricingBenefit[]> {
-  return asPricingBenefits(em, await applicableVouchers(em, context, { refresh: false }));
+  const applicable = await applicableVouchers(em, context, { refresh: false });
+  const own = ownIds.length ? await em.find(Voucher, { id: { $in: [...ownIds] }, status: 'ACTIVE' }) : [];
+  return asPricingBenefits(em, [...applicable, ...own]);
 }
 
 /**
@@ -88,14 +92,22 @@ export async function billingBenefits(
   em: EntityManager,
   context: RentalBenefitContext,
   key: string,
-  options: { frozen?: boolean } = {},
+  /**
+   * `frozen`: the price was written before; `ownIds`: vouchers granted for this very rental (its geofence
+   * promotions, db/geofence-pricing.ts), which the general lookup never returns.
+   */
+  options: { frozen?: boolean; ownIds?: readonly number[] } = {},
 ): Promise<PricingBenefit[]> {
   const earlier = await em.find(VoucherConsumption, { idempotencyKey: key }, { orderBy: { id: 'asc' } });
   const taken = new Map(earlier.map((row) => [row.voucher.id, row]));
   const candidates = options.frozen ? [] : await applicableVouchers(em, context);
-  const ids = [...new Set([...taken.keys(), ...candidates.map((voucher) => voucher.id)])].sort(
-    (a, b) => a - b,
-  );
+  const ids = [
+    ...new Set([
+      ...taken.keys(),
+      ...candidates.map((voucher) => voucher.id),
+      ...(options.frozen ? [] : (options.ownIds ?? [])),
+    ]),
+  ].sort((a, b) => a - b);
   if (ids.length === 0) return [];
   // One row at a time, in id order, as `consumeVoucher` locks them: read again once locked, so a rental
   // that waited sees what the one before it left.

@@ -22,7 +22,12 @@ import { DomainError } from '../domain/errors.js';
 import { formatAmount } from '../domain/money.js';
 import { applicableVersion } from '../domain/pricing-versions.js';
 import { onDemandRentalLines } from '../domain/pricing-on-demand.js';
-import { priceWithBenefits, type AppliedBenefit, type PricingBenefit } from '../domain/pricing-benefits.js';
+import {
+  priceWithBenefits,
+  type AppliedBenefit,
+  type PricingBenefit,
+  type PricingSurcharge,
+} from '../domain/pricing-benefits.js';
 import type { PriceResult } from '../domain/pricing.js';
 import {
   RENTAL_DEPOSIT_SETTING_KEY,
@@ -41,6 +46,11 @@ import {
   rentalBenefitKey,
 } from './pricing-benefits.js';
 import type { RentalBenefitContext } from './vouchers.js';
+import {
+  closeRentalGeofenceVouchers,
+  finalRentalGeofence,
+  rentalGeofenceVouchers,
+} from './geofence-pricing.js';
 
 /**
  * The on-demand pricing version a new rental pins (the one applying at `at` to its branch and vehicle
@@ -148,6 +158,8 @@ export async function priceRentalWithPhases(
   rental: Rental,
   atMs: number,
   benefits?: readonly PricingBenefit[],
+  /** The rental's geofence surcharges (given with `benefits`; absent, read with the estimate's vouchers). */
+  surcharges?: readonly PricingSurcharge[],
 ): Promise<RentalPricing> {
   if (!rental.pricingBundleVersion)
     throw new DomainError('ODP104', `rental ${rental.id} has no pinned pricing version`);
@@ -174,16 +186,26 @@ export async function priceRentalWithPhases(
     ended && rental.endedAt ? rental.endedAt.getTime() : atMs,
   );
   const distance = rentalDistance(rental.startOdometerKm, endOdometerKm, pricing.priced.distanceUnit);
-  const given =
-    benefits ??
-    ((await mayTakeVouchers(em, owners(rental)))
-      ? await estimateBenefits(em, await rentalBenefitContext(em, rental, atMs))
-      : []);
+  let given = benefits ?? [];
+  let charged = surcharges ?? [];
+  if (!benefits && (await mayTakeVouchers(em, owners(rental)))) {
+    // An estimate: the customer's applicable vouchers and those granted for this rental by position
+    // (its start's, ACTIVE until the final price), read as they are.
+    const context = await rentalBenefitContext(em, rental, atMs);
+    const own = await rentalGeofenceVouchers(em, {
+      ...context,
+      vehicleCategoryId: context.vehicleCategoryId ?? null,
+      rentalId: rental.id,
+    });
+    given = await estimateBenefits(em, context, own.promotionIds);
+    charged = own.surcharges;
+  }
   const { result, applied } = priceWithBenefits(
     pricing.priced,
     pricing.tax,
     onDemandRentalLines(pricing.priced, { phases: spans, distance }),
     given,
+    charged,
   );
   return { result, phases: billed, applied };
 }
@@ -224,13 +246,19 @@ export async function finaliseRentalBilling(
   // The customer's vouchers, taken once per rental (the key), whichever attempt or step prices it.
   const key = rentalBenefitKey(rental.id);
   const atMs = (rental.endedAt ?? options.at).getTime();
-  const benefits = (await mayTakeVouchers(em, owners(rental), key))
-    ? await billingBenefits(em, await rentalBenefitContext(em, rental, atMs), key, {
-        frozen: rental.priceV4 != null,
-      })
-    : [];
-  const priced = await priceRentalWithPhases(em, rental, options.at.getTime(), benefits);
+  const frozen = rental.priceV4 != null;
+  // Geofence promotions and surcharges at its start and end positions, granted for it once.
+  const geofence = await finalRentalGeofence(em, rental, frozen, options.at);
+  const benefits =
+    geofence.promotionIds.length > 0 || (await mayTakeVouchers(em, owners(rental), key))
+      ? await billingBenefits(em, await rentalBenefitContext(em, rental, atMs), key, {
+          frozen,
+          ownIds: geofence.promotionIds,
+        })
+      : [];
+  const priced = await priceRentalWithPhases(em, rental, options.at.getTime(), benefits, geofence.surcharges);
   await consumeBenefits(em, priced.applied, key, rental.id);
+  await closeRentalGeofenceVouchers(em, geofence.vouchers);
   const price = priced.result;
   rental.price = price.price;
   rental.priceV3 = price.priceV3;

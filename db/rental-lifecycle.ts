@@ -9,6 +9,7 @@ import { eventRecorded, insertEvents, recordEvent, type EventFields, type EventS
 import { effectiveSetting, settingOrDefaults } from './settings.js';
 import { preparedRows, updateTenantRow } from './prepared.js';
 import { finaliseRentalBilling, holdRentalDeposit } from './rental-billing.js';
+import { grantRentalGeofenceVouchers } from './geofence-pricing.js';
 import { endRequirementsReport, type EndRequirementsReport } from './rental-requirements.js';
 import { rentalJsonColumns, vehicleJsonColumns } from './rental-rows.js';
 import { DomainError } from '../domain/errors.js';
@@ -307,6 +308,20 @@ export async function recordRentalTransition(
       idempotencyKey,
       locked: true,
     });
+  // A start inside a geofence promotion or surcharge zone in its window: granted for this rental now, so
+  // the running estimate shows it (the final price grants the end's and, had this missed, the start's).
+  if (transition.starts && position)
+    await grantRentalGeofenceVouchers(
+      em,
+      {
+        rentalId: input.rentalId,
+        customerId: row.customer_id,
+        branchId: row.branch_id,
+        vehicleCategoryId: row.category_id,
+        start: { position, at },
+      },
+      at,
+    );
   if (transition.ends)
     await finaliseRentalBilling(
       em,

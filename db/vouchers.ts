@@ -377,21 +377,29 @@ export async function applicableVouchers(
   const annotations = (await em.find(AnnotationAssignment, { customerId: context.customerId })).map(
     (row) => row.annotation.id,
   );
-  return candidates
-    .filter((voucher) => !voucher.branchIds?.length || voucher.branchIds.some((id) => ancestry.has(id)))
-    .filter(
-      (voucher) =>
-        !voucher.vehicleCategoryIds?.length ||
-        (context.vehicleCategoryId != null && voucher.vehicleCategoryIds.includes(context.vehicleCategoryId)),
-    )
-    .filter((voucher) => customerPassesGates(templates.get(voucher.voucherable.id)!, annotations))
-    .filter((voucher) => !exhausted(voucher))
-    .sort(
-      (a, b) =>
-        breadth(a) - breadth(b) ||
-        (a.validUntil?.getTime() ?? Infinity) - (b.validUntil?.getTime() ?? Infinity) ||
-        a.id - b.id,
-    );
+  return (
+    candidates
+      .filter((voucher) => !voucher.branchIds?.length || voucher.branchIds.some((id) => ancestry.has(id)))
+      .filter(
+        (voucher) =>
+          !voucher.vehicleCategoryIds?.length ||
+          (context.vehicleCategoryId != null &&
+            voucher.vehicleCategoryIds.includes(context.vehicleCategoryId)),
+      )
+      .filter((voucher) => customerPassesGates(templates.get(voucher.voucherable.id)!, annotations))
+      // A geofence promotion's or surcharge's voucher belongs to the rental it was granted for
+      // (db/geofence-pricing.ts), whose prices add it themselves.
+      .filter(
+        (voucher) => !(voucher.sourceKind === 'PROMOTION' && voucher.sourceReference.startsWith('geofence:')),
+      )
+      .filter((voucher) => !exhausted(voucher))
+      .sort(
+        (a, b) =>
+          breadth(a) - breadth(b) ||
+          (a.validUntil?.getTime() ?? Infinity) - (b.validUntil?.getTime() ?? Infinity) ||
+          a.id - b.id,
+      )
+  );
 }
 
 /** Brings states up to date in a transaction of its own (the reads' way: their request is not one). */

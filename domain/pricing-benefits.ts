@@ -10,8 +10,9 @@
 // - Targets: a price type names lines (TIME_PRICE: time and the adaptive rate, DRIVING_PRICE/PARKING_PRICE:
 //   time lines of that phase, DISTANCE_PRICE, RESERVATION_PRICE, UNLOCK_FEE); a cost source names a group
 //   (RENTAL: every line of the rental itself, its code the line's code; ADDITION: additions, its code the
-//   addition's code; SURCHARGE: none yet); a voucher with neither targets every line but penalties.
-//   Penalties (late return, cancellation and no-show fees) are never reduced.
+//   addition's code; SURCHARGE: the geofence surcharges, its code the line's); a voucher with neither
+//   targets every line but penalties and surcharges. Penalties (late return, cancellation and no-show
+//   fees) are never reduced; surcharges only by a voucher naming the SURCHARGE cost group.
 // - Each benefit reduces what earlier benefits left of its lines, never more than the price left as a
 //   whole: a benefit never makes a price negative and never raises it.
 // - Rounding: every reduction is rounded half-up once to the business unit's scale (never finer than the
@@ -108,6 +109,7 @@ export function benefitOrder(benefits: readonly PricingBenefit[]): PricingBenefi
 function costSourceOf(line: RawLine): { group: CostSource['group']; code: string } | null {
   if (line.group === 'PENALTY' || line.group === 'BENEFIT') return null;
   if (line.group === 'ADDITION') return { group: 'ADDITION', code: line.code.replace(/^ADDITION_/, '') };
+  if (line.group === 'SURCHARGE') return { group: 'SURCHARGE', code: line.code };
   return { group: 'RENTAL', code: line.code };
 }
 
@@ -141,6 +143,9 @@ export function benefitTargets(benefit: PricingBenefit, line: RawLine): boolean 
         : benefit.applicablePriceType;
   if (priceType && !ofPriceType(line, priceType)) return false;
   if (benefit.benefitType === 'FreeMinutes' && line.group !== 'TIME') return false;
+  // A surcharge is reduced only by a benefit naming the SURCHARGE cost group.
+  if (source.group === 'SURCHARGE' && !benefit.costSources?.some((wanted) => wanted.group === 'SURCHARGE'))
+    return false;
   if (benefit.costSources?.length)
     return benefit.costSources.some(
       (wanted) =>
@@ -291,13 +296,82 @@ export function applyBenefits(
   return { lines: [...lines, ...benefitLines], applied };
 }
 
-/** The engine's lines priced with benefits: the three shapes with a BENEFIT line per voucher applied. */
+/**
+ * A geofence surcharge a rental carries (a GeoFenceSurcharge voucher granted for it): a fixed `amount`
+ * (gross; its net when the version's prices exclude tax) or a `fraction` of the engine's lines it targets
+ * (its price type and RENTAL/ADDITION cost sources; neither: every line but penalties).
+ */
+export interface PricingSurcharge {
+  voucherId: number;
+  name: string;
+  amount?: string | null;
+  fraction?: string | null;
+  applicablePriceType?: ApplicablePriceType | null;
+  costSources?: readonly CostSource[] | null;
+}
+
+/**
+ * The SURCHARGE lines of a price: one positive line per surcharge that costs something, computed on the
+ * engine's lines (rounded as `applyBenefits` rounds them), code `SURCHARGE_V{voucherId}`. Benefits then
+ * apply to the engine's lines and these (a surcharge only to benefits naming the SURCHARGE cost group).
+ */
+export function surchargeLines(
+  version: PricedVersion,
+  tax: TaxContext,
+  engineLines: readonly RawLine[],
+  surcharges: readonly PricingSurcharge[],
+): RawLine[] {
+  const scale = Math.min(tax.scale, minorDigitsOf(tax.currency));
+  const round = (value: Amount) => value.toDecimalPlaces(scale, Decimal.ROUND_HALF_UP);
+  const taxFactor = new Money(tax.taxPercentage).div(100).plus(1);
+  const lines: RawLine[] = [];
+  for (const surcharge of [...surcharges].sort((a, b) => a.voucherId - b.voucherId)) {
+    let amount = new Money(0);
+    let label = 'Surcharge';
+    if (surcharge.amount != null) {
+      const gross = new Money(surcharge.amount);
+      amount = round(version.rules.pricesIncludeTax ? gross : gross.div(taxFactor));
+    } else if (surcharge.fraction != null) {
+      const like: PricingBenefit = {
+        voucherId: surcharge.voucherId,
+        benefitType: 'Discount',
+        name: surcharge.name,
+        applicablePriceType: surcharge.applicablePriceType ?? null,
+        costSources: surcharge.costSources ?? null,
+      };
+      const base = engineLines
+        .filter((line) => line.group !== 'SURCHARGE' && benefitTargets(like, line))
+        .reduce((sum, line) => sum.plus(round(line.amount)), new Money(0));
+      amount = round(Money.max(0, base).times(new Money(surcharge.fraction)));
+      label = `${new Money(surcharge.fraction).times(100).toDecimalPlaces(2).toString()} % surcharge`;
+    }
+    if (amount.lte(0)) continue;
+    lines.push({
+      code: `SURCHARGE_V${surcharge.voucherId}`,
+      group: 'SURCHARGE',
+      phase: null,
+      description: `${label} (${surcharge.name})`,
+      quantity: new Money(1),
+      unit: 'PIECE',
+      unitPrice: amount,
+      amount,
+    });
+  }
+  return lines;
+}
+
+/**
+ * The engine's lines priced with surcharges and benefits: the three shapes with a SURCHARGE line per
+ * geofence surcharge and a BENEFIT line per voucher applied.
+ */
 export function priceWithBenefits(
   version: PricedVersion,
   tax: TaxContext,
   engineLines: readonly RawLine[],
   benefits: readonly PricingBenefit[],
+  surcharges: readonly PricingSurcharge[] = [],
 ): BenefitPricing {
-  const { lines, applied } = applyBenefits(version, tax, engineLines, benefits);
+  const withSurcharges = [...engineLines, ...surchargeLines(version, tax, engineLines, surcharges)];
+  const { lines, applied } = applyBenefits(version, tax, withSurcharges, benefits);
   return { result: buildResult(version, tax, lines), applied };
 }

@@ -27,6 +27,8 @@ export const priceLineGroups = [
   'ADDITION',
   'PENALTY',
   'ADJUSTMENT',
+  // A geofence surcharge (docs/benefits.md, "Geofence promotions and surcharges"): positive, one line each.
+  'SURCHARGE',
   // A voucher's reduction (domain/pricing-benefits.ts): negative, one line per voucher applied.
   'BENEFIT',
 ] as const;

@@ -6,6 +6,7 @@ import {
   effectiveBenefits,
   type ApplicablePriceType,
   type Benefit,
+  type BenefitType,
   type CostSource,
   type ValidityTimeUnit,
   type VoucherableType,
@@ -71,6 +72,11 @@ export interface ConfigProblem {
 export const purchasableTypes: readonly VoucherableType[] = ['Package', 'RidePass', 'PricedPromotion'];
 /** Types found by position: never redeemed by a code (W126). */
 export const geofenceTypes: readonly VoucherableType[] = ['GeoFencePromotion', 'GeoFenceSurcharge'];
+/**
+ * The benefits a GeoFenceSurcharge carries its charge in: RentalRebate is a fixed amount added, Discount
+ * a fraction of the lines it targets added (docs/benefits.md, "Geofence promotions and surcharges").
+ */
+export const surchargeBenefitTypes: readonly BenefitType[] = ['RentalRebate', 'Discount'];
 /** Types a customer may redeem by the template's own code. */
 export const codeRedeemableTypes: readonly VoucherableType[] = [
   'Promotion',
@@ -210,6 +216,14 @@ export function voucherableProblem(config: VoucherableConfig, now: Date): Config
       return {
         code: 'VA105',
         message: `${where}: a ${benefit.type} benefit cannot apply to ${benefit.applicablePriceType}`,
+      };
+  }
+  if (config.type === 'GeoFenceSurcharge') {
+    const other = benefits.find((benefit) => !surchargeBenefitTypes.includes(benefit.type));
+    if (other)
+      return {
+        code: 'VA105',
+        message: `a GeoFenceSurcharge charges a fixed amount (RentalRebate) or a fraction (Discount), not ${other.type}`,
       };
   }
   const seen = new Set<string>();

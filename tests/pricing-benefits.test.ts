@@ -12,6 +12,7 @@ import {
   priceWithBenefits,
   type BenefitPricing,
   type PricingBenefit,
+  type PricingSurcharge,
 } from '../domain/pricing-benefits.js';
 import { applicablePriceTypes, type ApplicablePriceType } from '../domain/benefits.js';
 import type { BookingRules, OnDemandRules, PhaseSpan, PricedVersion, TaxContext } from '../domain/pricing.js';
@@ -382,6 +383,68 @@ describe('tax and rounding', () => {
   });
 });
 
+describe('geofence surcharges', () => {
+  const surcharge = (fields: Omit<PricingSurcharge, 'voucherId' | 'name'>) =>
+    ({ voucherId: nextId++, name: 'Night zone', ...fields }) as PricingSurcharge;
+  const surchargeLines = (pricing: BenefitPricing) =>
+    pricing.result.priceV4.lines
+      .filter((line) => line.group === 'SURCHARGE')
+      .map((line) => [line.code.replace(/_V\d+$/, ''), line.gross, line.description]);
+
+  test('a fixed amount and a fraction of the lines it targets, each its own line', () => {
+    const lines = onDemandRentalLines(onDemand(), ride);
+    const fixed = priceWithBenefits(onDemand(), berlin, lines, [], [surcharge({ amount: '1.50' })]);
+    expect(total(fixed)).toBe('9.50');
+    expect(surchargeLines(fixed)).toEqual([['SURCHARGE', '1.50', 'Surcharge (Night zone)']]);
+    expect(fixed.result.priceV3.groups.map((group) => group.group)).toContain('SURCHARGE');
+    // 10 % of the driving price (6.00).
+    const share = priceWithBenefits(
+      onDemand(),
+      berlin,
+      lines,
+      [],
+      [surcharge({ fraction: '0.1', applicablePriceType: 'DRIVING_PRICE' })],
+    );
+    expect(surchargeLines(share)).toEqual([['SURCHARGE', '0.60', '10 % surcharge (Night zone)']]);
+    expect(total(share)).toBe('8.60');
+    // Net-priced versions: a gross amount counts its net, the tax follows.
+    const net = priceWithBenefits(onDemand(false), berlin, lines, [], [surcharge({ amount: '1.19' })]);
+    expect(net.result.priceV4.lines.find((line) => line.group === 'SURCHARGE')).toMatchObject({
+      net: '1.00',
+      gross: '1.19',
+    });
+  });
+
+  test('broad benefits leave a surcharge alone; a benefit naming the SURCHARGE group takes it', () => {
+    const lines = onDemandRentalLines(onDemand(), ride);
+    const charged = [surcharge({ amount: '2.00' })];
+    const all = priceWithBenefits(
+      onDemand(),
+      berlin,
+      lines,
+      [voucher({ benefitType: 'Discount', discount: '1' })],
+      charged,
+    );
+    expect(total(all)).toBe('2.00');
+    const waived = priceWithBenefits(
+      onDemand(),
+      berlin,
+      lines,
+      [voucher({ benefitType: 'Discount', discount: '1', costSources: [{ group: 'SURCHARGE' }] })],
+      charged,
+    );
+    expect(total(waived)).toBe('8.00');
+    expect(benefitLines(waived)).toEqual([['DISCOUNT', '-2.00']]);
+  });
+
+  test('a surcharge on an empty price, a zero surcharge: no line for nothing', () => {
+    const none = priceWithBenefits(onDemand(), berlin, [], [], [surcharge({ fraction: '0.5' })]);
+    expect(none.result.priceV4.lines).toEqual([]);
+    const zero = priceWithBenefits(onDemand(), berlin, [], [], [surcharge({ amount: '0' })]);
+    expect(zero.result.price.total).toBe('0.00');
+  });
+});
+
 describe('properties', () => {
   const cents = (max: number) =>
     fc.integer({ min: 0, max }).map((value) => new Decimal(value).div(100).toFixed(2));
@@ -502,6 +565,44 @@ describe('properties', () => {
           checkPricing(plain, priceWithBenefits(bookingVersion, berlin, lines, given), given);
         },
       ),
+      { numRuns: 300 },
+    );
+  });
+
+  test('with surcharges: never negative, benefits never raise it, surcharges never lower it', () => {
+    const surcharges = fc.array(
+      fc.record({
+        voucherId: fc.integer({ min: 2_000_000, max: 3_000_000 }),
+        name: fc.constant('Zone'),
+        amount: fc.option(cents(500), { nil: null }),
+        fraction: fc.option(
+          fc.integer({ min: 1, max: 100 }).map((value) => new Decimal(value).div(100).toString()),
+          { nil: null },
+        ),
+        applicablePriceType: priceType,
+      }),
+      { maxLength: 3 },
+    );
+    fc.assert(
+      fc.property(onDemandUsage, benefits, surcharges, (usage, given, charged) => {
+        const version = onDemand(usage.pricesIncludeTax, { minimumPrice: usage.minimumPrice });
+        const tax = { ...berlin, scale: usage.scale };
+        let at = T0;
+        const spans = usage.spans.map(([phase, seconds]) => {
+          const span = { phase, startMs: at, endMs: at + seconds * 1000 };
+          at = span.endMs;
+          return span;
+        });
+        const lines = onDemandRentalLines(version, { phases: spans, distance: usage.distance });
+        const bare = new Decimal(priceWithBenefits(version, tax, lines, []).result.priceV4.totals.gross);
+        const plain = priceWithBenefits(version, tax, lines, [], charged).result.priceV4.totals.gross;
+        expect(new Decimal(plain).gte(bare)).toBe(true);
+        for (const line of priceWithBenefits(version, tax, lines, [], charged).result.priceV4.lines.filter(
+          (candidate) => candidate.group === 'SURCHARGE',
+        ))
+          expect(new Decimal(line.gross).gt(0)).toBe(true);
+        checkPricing(plain, priceWithBenefits(version, tax, lines, given, charged), given);
+      }),
       { numRuns: 300 },
     );
   });

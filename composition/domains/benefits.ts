@@ -13,6 +13,7 @@ import { Migration20261125062500_user_subscriptions } from '../../db/migrations/
 import { Migration20261125073620_user_subscription_step_key } from '../../db/migrations/Migration20261125073620_user_subscription_step_key.js';
 import { Migration20261125062708_benefits } from '../../db/migrations/Migration20261125062708_benefits.js';
 import { Migration20261201200000_benefit_price_lines } from '../../db/migrations/Migration20261201200000_benefit_price_lines.js';
+import { Migration20261201203000_surcharge_price_lines } from '../../db/migrations/Migration20261201203000_surcharge_price_lines.js';
 import { voucherableRoutes } from '../../api/routes/back/voucherables.js';
 import { annotationRoutes } from '../../api/routes/back/annotations.js';
 import { annotationCustomerRoutes } from '../../api/routes/back/annotations-customers.js';
@@ -57,6 +58,7 @@ export const benefitDomain = defineDomain({
     Migration20261125062708_benefits,
     // Benefits in prices: invoice lines of the BENEFIT group.
     Migration20261201200000_benefit_price_lines,
+    Migration20261201203000_surcharge_price_lines,
   ],
   // Vouchers' permissions: templates, vouchers, codes, annotations, rewards and packages (finance scope).
   permissions: {

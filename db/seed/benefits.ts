@@ -23,6 +23,22 @@ declare module './board.js' {
   }
 }
 
+/** A small demo zone inside the Berlin Mitte business area ([lng, lat]), clear of the demo vehicles. */
+const museumIsland: GeofenceGeometry = {
+  type: 'MultiPolygon',
+  coordinates: [
+    [
+      [
+        [13.3955, 52.5185],
+        [13.4005, 52.5185],
+        [13.4005, 52.5225],
+        [13.3955, 52.5225],
+        [13.3955, 52.5185],
+      ],
+    ],
+  ],
+};
+
 const everyDay = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'] as const;
 
 /** The demo templates: type, name, code and what they grant. */
@@ -145,7 +161,9 @@ export async function seedBenefits(tx: EntityManager, board: SeedBoard): Promise
   );
   const createdBy = 'seed';
   const templates: Partial<Record<VoucherableType, Voucherable>> = {};
-  for (const spec of demoTemplates(area?.geofence ?? null)) {
+  // The geofence promotion and surcharge cover a small zone inside the business area (Museum Island),
+  // where no demo vehicle stands: they price only rentals starting or ending there, in their window.
+  for (const spec of demoTemplates(area ? museumIsland : null)) {
     templates[spec.type] = tx.create(Voucherable, {
       tenant,
       branchId: district.id,
