@@ -296,6 +296,31 @@ function metresBetween(aLat: number, aLng: number, bLat: number, bLng: number): 
   return 2 * 6371008.8 * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 
+/** The bounding box of a station's catchment (its area, or its radius around it): a cheap first filter. */
+function catchmentBox(station: GbfsStationRow): { south: number; north: number; west: number; east: number } {
+  if (station.area) {
+    const box = { south: 90, north: -90, west: 180, east: -180 };
+    for (const polygon of station.area.coordinates)
+      for (const ring of polygon)
+        for (const [lng, lat] of ring) {
+          box.south = Math.min(box.south, lat!);
+          box.north = Math.max(box.north, lat!);
+          box.west = Math.min(box.west, lng!);
+          box.east = Math.max(box.east, lng!);
+        }
+    return box;
+  }
+  const radius = station.radius ?? 0;
+  const dLat = radius / 111_000 + 1e-6;
+  const dLng = radius / (111_000 * Math.max(0.01, Math.cos((station.latitude * Math.PI) / 180))) + 1e-6;
+  return {
+    south: station.latitude - dLat,
+    north: station.latitude + dLat,
+    west: station.longitude - dLng,
+    east: station.longitude + dLng,
+  };
+}
+
 /** The nearest assignment of a bundle type for a category, walking up from a branch. */
 function assignedPlan(
   source: GbfsSource,
@@ -444,6 +469,13 @@ export function gbfsModel(source: GbfsSource, now: Date): GbfsModel {
     };
   });
 
+  // One lookup per branch and category, however many vehicles share them.
+  const plans = new Map<string, string | null>();
+  const planFor = (branchId: number, categoryId: number): string | null => {
+    const key = `${branchId}:${categoryId}`;
+    if (!plans.has(key)) plans.set(key, assignedPlan(source, parents, branchId, categoryId, published));
+    return plans.get(key) ?? null;
+  };
   const vehicles: VehicleModel[] = [];
   for (const v of source.vehicles) {
     const type = types.get(v.categoryId);
@@ -472,18 +504,23 @@ export function gbfsModel(source: GbfsSource, now: Date): GbfsModel {
         fuel !== null && type.maxRangeMeters !== null ? Math.round(fuel * type.maxRangeMeters) : null,
       currentFuelPercent: fuel === null ? null : round(fuel, 2),
       stationId: v.dockedAt === null ? null : physicalStationIdOf(v.dockedAt),
-      pricingPlanId: assignedPlan(source, parents, v.branchId, v.categoryId, published),
+      pricingPlanId: planFor(v.branchId, v.categoryId),
     });
   }
 
   const rentable = (vehicle: VehicleModel) => !vehicle.isReserved && !vehicle.isDisabled;
   const stations: StationModel[] = [];
   for (const s of source.stations) {
+    const box = catchmentBox(s);
     const inside = vehicles.filter(
       (vehicle) =>
         vehicle.stationId === null &&
         vehicle.lat !== null &&
         vehicle.lon !== null &&
+        vehicle.lat >= box.south &&
+        vehicle.lat <= box.north &&
+        vehicle.lon >= box.west &&
+        vehicle.lon <= box.east &&
         (s.area
           ? geofenceContains(s.area, { lat: vehicle.lat, lng: vehicle.lon })
           : metresBetween(s.latitude, s.longitude, vehicle.lat, vehicle.lon) <= (s.radius ?? 0)),
