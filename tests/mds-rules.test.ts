@@ -28,7 +28,7 @@ import {
   reportMonth,
 } from '../domain/mds-query.js';
 import { serviceStatesV2 } from '../domain/vehicle.js';
-import { mdsId, uuidV5 } from '../db/mds-ids.js';
+import { MDS_NAMESPACE, mdsId, uuidV5 } from '../db/mds-ids.js';
 import { modeEventTypes } from './support/mds-schemas.js';
 
 const codeOf = (run: () => unknown): string | undefined => {
@@ -366,6 +366,13 @@ describe('MDS identifiers', () => {
       '886313e1-3b8a-5372-9b90-0c9aee199e5d',
     );
     expect(mdsId('demo', 'device', 7)).toBe(mdsId('demo', 'device', 7));
+    // Remembered or not, an id is the UUIDv5 of its name in fleetflow's namespace.
+    for (const [kind, key] of [
+      ['device', 7],
+      ['event', '12.1'],
+      ['provider', ''],
+    ] as const)
+      expect(mdsId('demo', kind, key)).toBe(uuidV5(MDS_NAMESPACE, `demo/${kind}/${key}`));
     expect(mdsId('demo', 'device', 7)).not.toBe(mdsId('other', 'device', 7));
     expect(mdsId('demo', 'device', 7)).not.toBe(mdsId('demo', 'trip', 7));
     expect(mdsId('demo', 'provider')).toMatch(
