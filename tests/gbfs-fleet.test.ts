@@ -5,6 +5,7 @@
 import { tenantEm } from '../db/orm.js';
 import { type SeededTenant } from '../db/seed.js';
 import { demoFeedSystemId } from '../db/seed/feeds.js';
+import { GbfsSnapshots } from '../api/feeds/gbfs-snapshots.js';
 import { gbfsModel, type GbfsSource, type GbfsVehicleRow } from '../domain/gbfs-model.js';
 import { renderV2, renderV3 } from '../domain/gbfs-render.js';
 import { allFeedFiles, gbfsSchemaErrors, getFeed } from './support/gbfs.js';
@@ -138,6 +139,39 @@ test('every file of both versions is valid for a fleet of 5,000 vehicles in seve
   );
   expect(headers.get('etag')).toBeTruthy();
 }, 120_000);
+
+test('a snapshot serves stored bytes; a change replaces them, never before last_updated + ttl', async () => {
+  const store = new GbfsSnapshots(stack.backend.orm, 'https://feeds.example', {
+    realtimeTtlSeconds: 2,
+    staticTtlSeconds: 60,
+    checkIntervalMs: 50,
+  });
+  const read = (file: string) => store.file(seed.tenant, demoFeedSystemId, 'v3', file);
+  const first = (await read('vehicle_status'))!;
+  const info = (await read('system_information'))!;
+  expect(await read('vehicle_status')).toBe(first);
+  expect(JSON.parse(first.body.toString())).toMatchObject({ ttl: 2, version: '3.0' });
+  await tenantEm(stack.backend.orm, seed.tenant)
+    .getConnection()
+    .execute(`update vehicle set latitude = latitude + 0.001 where tenant_id = ? and code = 'GBFS-1'`, [
+      seed.tenant,
+    ]);
+  let changed = first;
+  const started = Date.now();
+  while (changed === first && Date.now() - started < 15_000) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    changed = (await read('vehicle_status'))!;
+  }
+  const seenAt = Date.now();
+  expect(changed).not.toBe(first);
+  // Not before the promise of the old bytes ran out; the new ones say when they were made.
+  expect(seenAt).toBeGreaterThanOrEqual(first.lastUpdated.getTime() + 2000);
+  expect(changed.etag).not.toBe(first.etag);
+  expect(changed.lastUpdated.getTime()).toBeGreaterThanOrEqual(first.lastUpdated.getTime() + 2000);
+  expect(Date.parse(JSON.parse(changed.body.toString()).last_updated)).toBe(changed.lastUpdated.getTime());
+  // A file whose data did not change keeps its bytes, last_updated and ETag.
+  expect(await read('system_information')).toBe(info);
+}, 60_000);
 
 /** The public ids of the generated vehicles (the feeds' id table, joined to the vehicles' codes). */
 async function generatedIds(): Promise<Set<string>> {
