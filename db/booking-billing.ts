@@ -24,7 +24,13 @@ import { DomainError } from '../domain/errors.js';
 import { bookingCancellation, priceFee } from '../domain/pricing-fees.js';
 import { bookingLines, priceBooking } from '../domain/pricing-booking.js';
 import { priceWithBenefits } from '../domain/pricing-benefits.js';
-import { billingBenefits, consumeBenefits, mayTakeVouchers, rentalBenefitKey } from './pricing-benefits.js';
+import {
+  billingBenefits,
+  consumeBenefits,
+  estimateBenefitsOf,
+  mayTakeVouchers,
+  rentalBenefitKey,
+} from './pricing-benefits.js';
 import { closeRentalGeofenceVouchers, finalRentalGeofence } from './geofence-pricing.js';
 import type { PriceResult } from '../domain/pricing.js';
 import { rentalDistance } from '../domain/rental-pricing.js';
@@ -66,6 +72,45 @@ export function estimateBookingPrice(
   additions: readonly string[],
 ): PriceResult {
   return priceBooking(pricing.priced, { ...window, distance: '0', additions }, pricing.tax);
+}
+
+/** Whose vouchers a booking's estimate reads, and where (the booking's customer, account, station, category). */
+export interface BookingEstimateOwner {
+  customerId: number;
+  userGroupId?: number | null;
+  branchId: number;
+  vehicleCategoryId: number | null;
+}
+
+/**
+ * The estimated price of a booking's window with its additions (`estimateBookingPrice`) and the owner's
+ * ACTIVE vouchers applicable at the window's end (when the final price takes them; now, for a window
+ * already over), read only: the estimate shows what the final price will take, and takes nothing.
+ */
+export async function estimateBookingPriceFor(
+  em: EntityManager,
+  pricing: ResolvedPricing,
+  window: { startMs: number; endMs: number },
+  additions: readonly string[],
+  owner: BookingEstimateOwner,
+): Promise<PriceResult> {
+  const benefits = await estimateBenefitsOf(em, {
+    ...owner,
+    at: new Date(Math.max(Date.now(), window.endMs)),
+  });
+  if (benefits.length === 0) return estimateBookingPrice(pricing, window, additions);
+  const lines = bookingLines(pricing.priced, { ...window, distance: '0', additions }, pricing.tax);
+  return priceWithBenefits(pricing.priced, pricing.tax, lines, benefits).result;
+}
+
+/** The estimate owner of a booking (its customer, business account, station and category). */
+export function bookingEstimateOwner(booking: Booking): BookingEstimateOwner {
+  return {
+    customerId: booking.customer.id,
+    userGroupId: booking.userGroup?.id ?? null,
+    branchId: booking.branch.id,
+    vehicleCategoryId: booking.vehicleCategory.id,
+  };
 }
 
 /** Writes a price on the booking's three price fields. */

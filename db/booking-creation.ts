@@ -16,7 +16,8 @@ import { assertNoDunningBlock } from './dunning.js';
 import { checkBookingAdmission, heldWindow } from './booking-availability.js';
 import {
   bookingPricingAt,
-  estimateBookingPrice,
+  bookingEstimateOwner,
+  estimateBookingPriceFor,
   pinnedBookingPricing,
   setBookingPrice,
 } from './booking-billing.js';
@@ -84,10 +85,16 @@ export async function createBookingRecord(
     pricingBundleId: input.pricingBundleId,
   });
   const additions = [...new Set(input.additions ?? [])];
-  const price = estimateBookingPrice(pricing, window, additions);
   const userGroup = input.userGroupId === undefined ? null : await em.findOne(UserGroup, input.userGroupId);
   if (input.userGroupId !== undefined && !userGroup)
     throw new DomainError('UG404', `business account ${input.userGroupId} not found`);
+  // The customer's (and the account's) applicable vouchers, read only: the estimate the final price meets.
+  const price = await estimateBookingPriceFor(em, pricing, window, additions, {
+    customerId: customer.id,
+    userGroupId: userGroup?.id ?? null,
+    branchId: branch.id,
+    vehicleCategoryId: category.id,
+  });
   const costCenter =
     input.costCenterId === undefined ? null : await em.findOne(CostCenter, input.costCenterId);
   await checkBookingAdmission(em, {
@@ -266,7 +273,13 @@ export async function updateBookingRecord(
   if (booking.pricingBundleVersion)
     setBookingPrice(
       booking,
-      estimateBookingPrice(await pinnedBookingPricing(em, booking), window, booking.additions),
+      await estimateBookingPriceFor(
+        em,
+        await pinnedBookingPricing(em, booking),
+        window,
+        booking.additions,
+        bookingEstimateOwner(booking),
+      ),
     );
   recordEvent(em, {
     type: bookingTransitions.UPDATE.event,

@@ -16,7 +16,8 @@ import { settingOrDefaults } from './settings.js';
 import { assertVehicleSuits, checkBookingAdmission, poolCapacity } from './booking-availability.js';
 import {
   cancellationFee,
-  estimateBookingPrice,
+  bookingEstimateOwner,
+  estimateBookingPriceFor,
   issueBookingInvoice,
   noShowFee,
   pinnedBookingPricing,
@@ -481,7 +482,13 @@ export async function extendBookingRecord(
   if (booking.pricingBundleVersion) {
     setBookingPrice(
       booking,
-      estimateBookingPrice(await pinnedBookingPricing(em, booking), window, booking.additions),
+      await estimateBookingPriceFor(
+        em,
+        await pinnedBookingPricing(em, booking),
+        window,
+        booking.additions,
+        bookingEstimateOwner(booking),
+      ),
     );
   }
   recordEvent(em, {

@@ -83,6 +83,19 @@ export async function estimateBenefits(
 }
 
 /**
+ * The vouchers a price shown before the end takes (a booking's price at creation, update or extension,
+ * the app's calculators for a signed-in customer): the owners' ACTIVE vouchers applicable at
+ * `context.at`, read as they stand (no state moved, nothing locked or taken). One indexed statement
+ * first, so customers without vouchers read nothing more.
+ */
+export async function estimateBenefitsOf(
+  em: EntityManager,
+  context: RentalBenefitContext,
+): Promise<PricingBenefit[]> {
+  return (await mayTakeVouchers(em, context)) ? estimateBenefits(em, context) : [];
+}
+
+/**
  * The vouchers a final price takes, inside the caller's transaction: those this key took from already,
  * each limited to exactly what it gave then, and (unless `frozen`: the price was written before, so no
  * voucher granted since may join) the ones applicable at `context.at`, states brought up to that instant

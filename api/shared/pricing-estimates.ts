@@ -25,8 +25,10 @@ import {
   type PriceResult,
   type PricingBundleType,
 } from '../../domain/pricing.js';
-import { priceBooking } from '../../domain/pricing-booking.js';
-import { priceOnDemandRental } from '../../domain/pricing-on-demand.js';
+import { bookingLines, priceBooking } from '../../domain/pricing-booking.js';
+import { onDemandRentalLines, priceOnDemandRental } from '../../domain/pricing-on-demand.js';
+import { priceWithBenefits, type PricingBenefit } from '../../domain/pricing-benefits.js';
+import { estimateBenefitsOf } from '../../db/pricing-benefits.js';
 import type { RouteContext } from '../kernel/route.js';
 import { component, DateTime, Id, Int, Nullable, Str, StringEnum } from '../kernel/schemas.js';
 
@@ -249,6 +251,40 @@ function estimateOf(resolved: ResolvedPricing, result: PriceResult): Static<type
 
 const MINUTE_MS = 60_000;
 
+/** When a simulated on-demand usage ends (its reservation and phases end to end from its start). */
+export function usageEndMs(usage: {
+  startMs: number;
+  reservationFreeMinutes: number;
+  reservationPaidMinutes: number;
+  phases: readonly { minutes: number }[];
+}): number {
+  const minutes =
+    usage.reservationFreeMinutes +
+    usage.reservationPaidMinutes +
+    usage.phases.reduce((sum, phase) => sum + Math.max(0, phase.minutes), 0);
+  return usage.startMs + minutes * MINUTE_MS;
+}
+
+/**
+ * The signed-in customer's ACTIVE vouchers an app estimate applies (docs/benefits.md, "Estimates"): those
+ * applicable at `at` at the branch for the category, read only (nothing moved, locked or taken); none for
+ * callers that are not customers (API clients, operators).
+ */
+export async function callerEstimateBenefits(
+  ctx: RouteContext<unknown, unknown>,
+  where: { branchId: number; vehicleCategoryId?: number | null; at: Date },
+): Promise<PricingBenefit[]> {
+  if (ctx.principal?.subjectType !== 'CUSTOMER') return [];
+  const customerId = Number(ctx.principal.subjectId);
+  if (!Number.isSafeInteger(customerId)) return [];
+  return estimateBenefitsOf(ctx.em, {
+    customerId,
+    branchId: where.branchId,
+    vehicleCategoryId: where.vehicleCategoryId ?? null,
+    at: where.at,
+  });
+}
+
 /** An on-demand estimate: free then paid reservation from `startMs`, then the phases end to end. */
 export function freeFloatingEstimate(
   resolved: ResolvedPricing,
@@ -259,6 +295,8 @@ export function freeFloatingEstimate(
     phases: readonly { phase: 'DRIVING' | 'PARKING'; minutes: number }[];
     distance: string;
   },
+  /** The caller's vouchers (`callerEstimateBenefits`); none: the bare price. */
+  benefits: readonly PricingBenefit[] = [],
 ): Static<typeof Estimate> {
   const spans: PhaseSpan[] = [];
   let at = usage.startMs;
@@ -270,9 +308,17 @@ export function freeFloatingEstimate(
   push('RESERVATION_FREE', usage.reservationFreeMinutes);
   push('RESERVATION_PAID', usage.reservationPaidMinutes);
   for (const phase of usage.phases) push(phase.phase, phase.minutes);
+  const input = { phases: spans, distance: usage.distance };
   return estimateOf(
     resolved,
-    priceOnDemandRental(resolved.priced, { phases: spans, distance: usage.distance }, resolved.tax),
+    benefits.length === 0
+      ? priceOnDemandRental(resolved.priced, input, resolved.tax)
+      : priceWithBenefits(
+          resolved.priced,
+          resolved.tax,
+          onDemandRentalLines(resolved.priced, input),
+          benefits,
+        ).result,
   );
 }
 
@@ -287,8 +333,18 @@ export function bookingEstimate(
     distance: string;
     additions: readonly string[];
   },
+  /** The caller's vouchers (`callerEstimateBenefits`); none: the bare price. */
+  benefits: readonly PricingBenefit[] = [],
 ): Static<typeof BookingEstimate> {
-  const result = priceBooking(resolved.priced, usage, resolved.tax);
+  const result =
+    benefits.length === 0
+      ? priceBooking(resolved.priced, usage, resolved.tax)
+      : priceWithBenefits(
+          resolved.priced,
+          resolved.tax,
+          bookingLines(resolved.priced, usage, resolved.tax),
+          benefits,
+        ).result;
   return {
     ...estimateOf(resolved, result),
     cancellationInformation: bookingCancellation(
@@ -324,6 +380,8 @@ export const SimulatorQuery = Type.Object({
 export async function simulateFromQuery(
   ctx: RouteContext<unknown, Static<typeof SimulatorQuery>>,
   draftsAllowed: boolean,
+  /** The app's simulator: a signed-in customer's applicable vouchers apply (read only). */
+  withCallerBenefits = false,
 ): Promise<Static<typeof BookingEstimate>> {
   const { query } = ctx;
   const start = instant(query.startTime);
@@ -335,23 +393,45 @@ export async function simulateFromQuery(
   const resolved = await resolveSimulatedVersion(ctx, { ...query, bundleType, at: start, draftsAllowed });
   if (bundleType === 'BOOKING') {
     if (!query.endTime) throw new DomainError('ODP111', 'endTime is required for a booking estimate');
-    return bookingEstimate(resolved, {
-      startMs: start.getTime(),
-      endMs: Date.parse(query.endTime),
-      reservedAtMs: Date.now(),
-      distance: query.distance ?? '0',
-      additions: query.additions ?? [],
-    });
+    const endMs = Date.parse(query.endTime);
+    return bookingEstimate(
+      resolved,
+      {
+        startMs: start.getTime(),
+        endMs,
+        reservedAtMs: Date.now(),
+        distance: query.distance ?? '0',
+        additions: query.additions ?? [],
+      },
+      withCallerBenefits
+        ? await callerEstimateBenefits(ctx, {
+            branchId: query.branchId,
+            vehicleCategoryId: query.vehicleCategoryId,
+            at: new Date(Math.max(Date.now(), Number.isSafeInteger(endMs) ? endMs : 0)),
+          })
+        : [],
+    );
   }
   const phases = [
     { phase: 'DRIVING' as const, minutes: query.drivingMinutes ?? 0 },
     { phase: 'PARKING' as const, minutes: query.parkingMinutes ?? 0 },
   ].filter((phase) => phase.minutes > 0);
-  return freeFloatingEstimate(resolved, {
+  const usage = {
     startMs: start.getTime(),
     reservationFreeMinutes: query.reservationFreeMinutes ?? 0,
     reservationPaidMinutes: query.reservationPaidMinutes ?? 0,
     phases,
     distance: query.distance ?? '0',
-  });
+  };
+  return freeFloatingEstimate(
+    resolved,
+    usage,
+    withCallerBenefits
+      ? await callerEstimateBenefits(ctx, {
+          branchId: query.branchId,
+          vehicleCategoryId: query.vehicleCategoryId,
+          at: new Date(Math.max(Date.now(), usageEndMs(usage))),
+        })
+      : [],
+  );
 }

@@ -7,7 +7,11 @@ import { Booking } from '../../../db/entities/Booking.js';
 import { groupActivityScope } from './rentals.js';
 import { inTenantTransaction } from '../../../db/orm.js';
 import { assertExtendable } from '../../../db/booking-lifecycle.js';
-import { pinnedBookingPricing, estimateBookingPrice } from '../../../db/booking-billing.js';
+import {
+  bookingEstimateOwner,
+  estimateBookingPriceFor,
+  pinnedBookingPricing,
+} from '../../../db/booking-billing.js';
 import { DomainError } from '../../../domain/errors.js';
 import { formatAmount } from '../../../domain/money.js';
 import { holdingBookingStates, type BookingState as BookingStateName } from '../../../domain/booking.js';
@@ -362,10 +366,13 @@ export const appEstimateExtension = defineRoute({
     if (!Number.isSafeInteger(endMs) || endMs <= booking.startTime.getTime())
       throw new DomainError('B314', 'the new end must be after the start');
     const pricing = await pinnedBookingPricing(ctx.em, booking);
-    const price = estimateBookingPrice(
+    // With the customer's applicable vouchers, read only, like the booking's own price.
+    const price = await estimateBookingPriceFor(
+      ctx.em,
       pricing,
       { startMs: booking.startTime.getTime(), endMs },
       booking.additions,
+      bookingEstimateOwner(booking),
     );
     const current = booking.price?.total ?? null;
     const { Decimal } = await import('decimal.js');

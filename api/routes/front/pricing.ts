@@ -7,16 +7,18 @@ import {
   BookingEstimate,
   Estimate,
   bookingEstimate,
+  callerEstimateBenefits,
   freeFloatingEstimate,
   resolveSimulatedVersion,
   SimulatorQuery,
   simulateFromQuery,
+  usageEndMs,
 } from '../../shared/pricing-estimates.js';
 
 const tags = ['Pricing'];
 const appAccess = {
   anyCaller:
-    'estimates from published prices of the tenant only (drafts are refused); nothing about other customers is read.',
+    'estimates from published prices of the tenant only (drafts are refused); a signed-in customer’s own applicable vouchers apply (read only), nothing about other customers is read.',
 };
 const estimateErrors = ['B404', 'ODP100', 'ODP101', 'ODP104', 'ODP106', 'ODP110', 'ODP111'] as const;
 
@@ -48,18 +50,22 @@ export const appPricingCalculator = defineRoute({
       at: now,
       draftsAllowed: false,
     });
-    return ok(
-      freeFloatingEstimate(resolved, {
-        startMs: now.getTime(),
-        reservationFreeMinutes: 0,
-        reservationPaidMinutes: query.reservationPaidMinutes ?? 0,
-        phases: [
-          { phase: 'DRIVING', minutes: query.drivingMinutes ?? 0 },
-          { phase: 'PARKING', minutes: query.parkingMinutes ?? 0 },
-        ],
-        distance: query.distance ?? '0',
-      }),
-    );
+    const usage = {
+      startMs: now.getTime(),
+      reservationFreeMinutes: 0,
+      reservationPaidMinutes: query.reservationPaidMinutes ?? 0,
+      phases: [
+        { phase: 'DRIVING' as const, minutes: query.drivingMinutes ?? 0 },
+        { phase: 'PARKING' as const, minutes: query.parkingMinutes ?? 0 },
+      ],
+      distance: query.distance ?? '0',
+    };
+    const benefits = await callerEstimateBenefits(ctx, {
+      branchId: query.branchId,
+      vehicleCategoryId: query.vehicleCategoryId,
+      at: new Date(usageEndMs(usage)),
+    });
+    return ok(freeFloatingEstimate(resolved, usage, benefits));
   },
 });
 
@@ -75,7 +81,7 @@ export const appPricingSimulator = defineRoute({
   responses: { 200: { description: 'An estimate', schema: BookingEstimate } },
   errors: [...estimateErrors],
   async handler(ctx) {
-    return ok(await simulateFromQuery(ctx, false));
+    return ok(await simulateFromQuery(ctx, false, true));
   },
 });
 
@@ -116,14 +122,24 @@ export const bookingPriceCalculator = defineRoute({
       at: now,
       draftsAllowed: false,
     });
+    const endMs = Date.parse(query.endTime);
+    const benefits = await callerEstimateBenefits(ctx, {
+      branchId: query.branchId,
+      vehicleCategoryId: query.vehicleCategoryId,
+      at: new Date(Math.max(now.getTime(), Number.isSafeInteger(endMs) ? endMs : 0)),
+    });
     return ok(
-      bookingEstimate(resolved, {
-        startMs: Date.parse(query.startTime),
-        endMs: Date.parse(query.endTime),
-        reservedAtMs: now.getTime(),
-        distance: query.distance ?? '0',
-        additions: query.additions ?? [],
-      }),
+      bookingEstimate(
+        resolved,
+        {
+          startMs: Date.parse(query.startTime),
+          endMs,
+          reservedAtMs: now.getTime(),
+          distance: query.distance ?? '0',
+          additions: query.additions ?? [],
+        },
+        benefits,
+      ),
     );
   },
 });
