@@ -99,5 +99,9 @@ export function gbfsHandler(snapshots: GbfsSnapshots): RequestHandler {
 /** The feeds domain's public handler: one snapshot store per app, its URLs under PUBLIC_BASE_URL. */
 export const gbfsPublicHandler: PublicHandlerFactory = (deps) =>
   gbfsHandler(
-    registerSnapshots(new GbfsSnapshots(deps.orm, loadConfig().publicBaseUrl, gbfsFreshnessFromEnv())),
+    registerSnapshots(
+      new GbfsSnapshots(deps.orm, loadConfig().publicBaseUrl, gbfsFreshnessFromEnv(), (error, tenant) =>
+        deps.logger?.warn({ err: error, tenant }, 'GBFS snapshot refresh failed; serving the last snapshot'),
+      ),
+    ),
   );

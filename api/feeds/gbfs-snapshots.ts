@@ -129,6 +129,8 @@ export class GbfsSnapshots {
     private readonly orm: MikroORM,
     private readonly publicBaseUrl: string,
     readonly freshness: GbfsFreshness,
+    /** Where a background refresh's failure goes (the snapshot keeps serving its last bytes meanwhile). */
+    private readonly onRefreshError: (error: unknown, tenant: string) => void = () => undefined,
   ) {}
 
   /** Where a tenant's system is published. */
@@ -159,7 +161,7 @@ export class GbfsSnapshots {
       if (now - known.loadedAt >= this.freshness.checkIntervalMs && !known.reloading)
         known.reloading = this.loadDirectory(tenant)
           .then(() => undefined)
-          .catch(() => undefined)
+          .catch((error: unknown) => this.onRefreshError(error, tenant))
           .finally(() => (known.reloading = undefined));
       return known;
     }
@@ -245,7 +247,7 @@ export class GbfsSnapshots {
       const old = now - snapshot.builtAt >= this.freshness.staticTtlSeconds * 1000;
       if (fingerprint !== snapshot.fingerprint || old) await this.build(tenant, snapshot.system, snapshot);
     })()
-      .catch(() => undefined)
+      .catch((error: unknown) => this.onRefreshError(error, tenant))
       .finally(() => (snapshot.refreshing = undefined));
   }
 
