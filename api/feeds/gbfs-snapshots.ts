@@ -122,6 +122,7 @@ export class GbfsSnapshots {
   private readonly directories = new Map<string, TenantDirectory>();
   /** Tenants found publishing nothing (or unknown), and when: asked again only after a check interval. */
   private readonly absent = new Map<string, number>();
+  private readonly fingerprints = new Map<string, { at: number; value: Promise<string> }>();
   /** Builds under way, by system key (the first requests of a system wait for the same one). */
   private readonly building = new Map<string, Promise<SystemSnapshot | undefined>>();
 
@@ -143,6 +144,7 @@ export class GbfsSnapshots {
   invalidate(tenant: string): void {
     this.directories.delete(tenant);
     this.absent.delete(tenant);
+    this.fingerprints.delete(tenant);
     for (const [key, snapshot] of this.systems)
       if (key.startsWith(`${tenant}\u0000`)) {
         snapshot.checkedAt = 0;
@@ -238,12 +240,26 @@ export class GbfsSnapshots {
     return snapshot.files.get(fileKey(version, file));
   }
 
+  /**
+   * The tenant's change fingerprint, shared by its systems' checks within half a check interval (one
+   * statement per tenant, however many systems it publishes; a change is seen at most an interval later).
+   */
+  private fingerprint(tenant: string): Promise<string> {
+    const now = Date.now();
+    const known = this.fingerprints.get(tenant);
+    if (known && now - known.at < this.freshness.checkIntervalMs / 2) return known.value;
+    const value = gbfsChangeFingerprint(this.orm, tenant);
+    this.fingerprints.set(tenant, { at: now, value });
+    value.catch(() => this.fingerprints.delete(tenant));
+    return value;
+  }
+
   private refreshInBackground(tenant: string, snapshot: SystemSnapshot): void {
     const now = Date.now();
     if (snapshot.refreshing || now - snapshot.checkedAt < this.freshness.checkIntervalMs) return;
     snapshot.checkedAt = now;
     snapshot.refreshing = (async () => {
-      const fingerprint = await gbfsChangeFingerprint(this.orm, tenant);
+      const fingerprint = await this.fingerprint(tenant);
       const old = now - snapshot.builtAt >= this.freshness.staticTtlSeconds * 1000;
       if (fingerprint !== snapshot.fingerprint || old) await this.build(tenant, snapshot.system, snapshot);
     })()
@@ -257,7 +273,7 @@ export class GbfsSnapshots {
     system: FeedSystem,
     previous: SystemSnapshot | undefined,
   ): Promise<SystemSnapshot | undefined> {
-    const fingerprint = await gbfsChangeFingerprint(this.orm, tenant);
+    const fingerprint = await this.fingerprint(tenant);
     const source = await loadGbfsSource(tenantEm(this.orm, tenant), tenant, system);
     const now = new Date();
     const model = gbfsModel(source, now);
