@@ -14,6 +14,7 @@ import { Rental } from './entities/Rental.js';
 import { Booking } from './entities/Booking.js';
 import { recordInvoiceCreated } from './invoices.js';
 import { appendBalanceUpdate } from './balance-ledger.js';
+import { cancelRefundedPackage } from './voucher-packages.js';
 import { DomainError } from '../domain/errors.js';
 import { invoiceOperationRefusal, type RefundItem } from '../domain/finance.js';
 import { formatAmount, minorDigitsOf } from '../domain/money.js';
@@ -318,5 +319,7 @@ export async function recordRefundOutcome(
   original.state = new Decimal(left).lte(0) ? 'REFUNDED' : 'ALLOWS_REFUND';
   if (original.state === 'REFUNDED') original.settledAt = outcome.at;
   await em.flush();
+  // A package refunded in full takes back the vouchers it granted (docs/benefits.md, "Packages").
+  if (original.state === 'REFUNDED') await cancelRefundedPackage(em, original.id);
   return 'REFUNDED';
 }

@@ -13,7 +13,7 @@ import type { Voucherable } from './entities/Voucherable.js';
 import { addInvoiceLine } from './invoice-edits.js';
 import { nextInvoiceNumber, recordInvoiceCreated } from './invoices.js';
 import { recordEvent } from './events.js';
-import { grantVouchersTo } from './voucher-grants.js';
+import { cancelVouchersOf, grantVouchersTo } from './voucher-grants.js';
 import { DomainError } from '../domain/errors.js';
 import type { InvoiceState } from '../domain/finance.js';
 import { formatAmount } from '../domain/money.js';
@@ -157,4 +157,26 @@ export async function settlePackagePurchases(
   }
   await tx.flush();
   return purchases;
+}
+
+/**
+ * Called by the refund's last step when an invoice is refunded in full (db/refunds.ts): when the invoice
+ * bought a package, the purchase becomes REFUNDED and the vouchers it granted that are still open
+ * (PENDING, ACTIVE) are CANCELED — what was used before stays used; a purchase not granted yet is never
+ * granted. Idempotent; answers how many vouchers it canceled.
+ */
+export async function cancelRefundedPackage(em: EntityManager, invoiceId: number): Promise<number> {
+  const purchase = await em.findOne(
+    VoucherPackagePurchase,
+    { invoiceId },
+    { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
+  );
+  if (!purchase || purchase.state === 'REFUNDED' || purchase.state === 'FAILED') return 0;
+  const canceled =
+    purchase.state === 'GRANTED'
+      ? await cancelVouchersOf(em, { kind: 'PACKAGE', reference: `package-purchase:${purchase.id}` })
+      : 0;
+  purchase.state = 'REFUNDED';
+  await em.flush();
+  return canceled;
 }

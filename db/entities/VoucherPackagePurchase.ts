@@ -3,7 +3,8 @@ import { Entity, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-o
 import { TenantScoped } from './TenantScoped.js';
 import { Voucherable } from './Voucherable.js';
 
-export const packagePurchaseStates = ['BILLED', 'GRANTED', 'FAILED'] as const;
+// REFUNDED: its invoice was refunded in full; the vouchers it granted and had left are CANCELED.
+export const packagePurchaseStates = ['BILLED', 'GRANTED', 'FAILED', 'REFUNDED'] as const;
 export type PackagePurchaseState = (typeof packagePurchaseStates)[number];
 
 /**

@@ -166,7 +166,7 @@ const PurchaseSchema = component(
     {
       id: Id(),
       voucherableId: Id(),
-      state: StringEnum(['BILLED', 'GRANTED', 'FAILED'] as const),
+      state: StringEnum(['BILLED', 'GRANTED', 'FAILED', 'REFUNDED'] as const),
       invoiceId: Id(),
       invoiceState: Type.String(),
       paymentState: Nullable(Type.String()),
