@@ -189,6 +189,23 @@ describe('a template configuration', () => {
       },
       undefined,
     ],
+    ...(['RentalRebate', 'Discount', 'FreeMinutes', 'Value'] as const).map(
+      (type) =>
+        [
+          `geofence surcharge charging by ${type}`,
+          {
+            type: 'GeoFenceSurcharge',
+            benefits: [
+              { type, amount: type === 'Discount' ? '0.1' : type === 'FreeMinutes' ? '10' : '1.00' },
+            ],
+            geofence: square,
+            weekdays: ['SATURDAY'],
+            recurrenceStart: new Date('2026-01-03T21:00:00Z'),
+            durationMinutes: 360,
+          },
+          type === 'RentalRebate' || type === 'Discount' ? undefined : 'VA105',
+        ] as [string, Partial<VoucherableConfig>, string | undefined],
+    ),
   ])('%s', (_name, patch, code) => expect(problemOf(patch)).toBe(code));
 });
 
