@@ -30,7 +30,7 @@ import { demoOperatorClient } from '../db/seed/access.js';
  * the suites jest runs beside this one; a run takes 5-10 minutes, most of it in the coverage phase, which
  * generates every boundary case the schemas define.
  */
-const RUN_LIMIT_MS = Number(process.env.FLEETFLOW_FUZZ_RUN_LIMIT_MS ?? 900_000);
+const RUN_LIMIT_MS = Number(process.env.FLEETFLOW_FUZZ_RUN_LIMIT_MS ?? 1_200_000);
 /** Extra customers, so reservations are not all refused with R102 once the four seeded ones hold one. */
 const EXTRA_CUSTOMERS = 20;
 /**
