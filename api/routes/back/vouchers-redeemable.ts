@@ -165,9 +165,17 @@ export const createConstraintCodesRoute = defineRoute({
         createdBy: ctx.actor,
       }),
     );
-    const answer = [];
-    for (const entry of codes)
-      answer.push({ code: entry.code, vouchers: await voucherDtos(ctx.em, entry.vouchers) });
+    // One representation pass over every code's vouchers (two reads, not two per code), split back by code.
+    const dtos = await voucherDtos(
+      ctx.em,
+      codes.flatMap((entry) => entry.vouchers),
+    );
+    let next = 0;
+    const answer = codes.map((entry) => {
+      const vouchers = dtos.slice(next, next + entry.vouchers.length);
+      next += entry.vouchers.length;
+      return { code: entry.code, vouchers };
+    });
     return created(answer, {});
   },
 });
