@@ -133,6 +133,9 @@ beforeAll(async () => {
       branch,
       category,
       offline: false,
+      // Reported just now: every test backend's ingestor marks vehicles silent for 5 minutes (or never
+      // heard from) offline, across tenants, every 30 s.
+      lastSeenAt: new Date(now),
       rentalState: 'AVAILABLE',
       serviceStateV2: 'FUNCTIONAL',
       latitude: at ? at[0] : null,
