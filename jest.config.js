@@ -35,6 +35,7 @@ const shared = {
 /** @type {import('jest').Config} */
 export default {
   testTimeout: 60000,
+  testSequencer: '<rootDir>/tests/support/sequencer.mjs',
   projects: [
     {
       ...shared,
