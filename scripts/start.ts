@@ -25,6 +25,8 @@ import { seedDemoTenant } from '../composition/seed.js';
 import { searchAttributeDefinitions } from '../workflows/search-attributes.js';
 import { demoAppClient, demoOperatorClient } from '../db/seed/access.js';
 import { DEMO_BRANCH_CODE } from '../db/seed/organisation.js';
+import { demoFeedSystemId } from '../db/seed/feeds.js';
+import { demoMdsAgency } from '../db/seed/mds.js';
 
 const config = loadConfig();
 const group = new ProcessGroup();
@@ -209,7 +211,9 @@ fleetflow is running (Ctrl-C stops everything)
 
   Operator API   ${base}/v1/${DEMO_TENANT}/back
   App API        ${base}/v1/${DEMO_TENANT}/front
-  API docs       ${base}/docs/back   ${base}/docs/front   ${base}/docs/maintenance
+  API docs       ${base}/docs/back   ${base}/docs/front   ${base}/docs/maintenance   ${base}/docs/mds
+  GBFS feeds     ${base}/v1/${DEMO_TENANT}/gbfs/${demoFeedSystemId}/v3/gbfs.json   ${base}/v1/${DEMO_TENANT}/gbfs/${demoFeedSystemId}/v2/gbfs.json
+  MDS provider   ${base}/v1/${DEMO_TENANT}/mds  (token: POST ${base}/v1/${DEMO_TENANT}/mds/token, client_id=${demoMdsAgency.clientId} client_secret=${demoMdsAgency.clientSecret} scope=mds)
   Temporal UI    ${infra.temporalUiUrl ?? '(external Temporal: use its UI)'}
   Metrics        ${base}/metrics (API)   http://localhost:${workerMetricsPort()}/metrics (worker)
   MQTT broker    ${infra.mqttUrl}
