@@ -2,6 +2,12 @@
 // the MDS vehicle state machine as a function of fleetflow's rental, service, battery and connectivity
 // states, and the fold that turns fleetflow's events into MDS events. No I/O, no Node built-ins.
 import { Decimal } from 'decimal.js';
+import {
+  gbfsFormFactors,
+  gbfsPropulsionTypes,
+  type GbfsFormFactor,
+  type GbfsPropulsionType,
+} from './gbfs-vocabulary.js';
 import { minorDigitsOf } from './money.js';
 import type { BatteryLevel, ServiceStateV2, VehicleRentalState } from './vehicle.js';
 
@@ -14,29 +20,13 @@ export const MDS_CONTENT_TYPE = `${MDS_MEDIA_TYPE};version=2.0`;
 export const mdsModes = ['micromobility', 'car-share'] as const;
 export type MdsMode = (typeof mdsModes)[number];
 
-/** MDS vehicle types fleetflow can publish (the GBFS form factors, which MDS 2.0 aligned to). */
-export const mdsVehicleTypes = [
-  'bicycle',
-  'cargo_bicycle',
-  'car',
-  'moped',
-  'scooter_standing',
-  'scooter_seated',
-  'other',
-] as const;
-export type MdsVehicleType = (typeof mdsVehicleTypes)[number];
+/** MDS vehicle types fleetflow can publish: the GBFS form factors, which MDS 2.0 aligned to. */
+export const mdsVehicleTypes = gbfsFormFactors;
+export type MdsVehicleType = GbfsFormFactor;
 
-export const mdsPropulsionTypes = [
-  'human',
-  'electric_assist',
-  'electric',
-  'combustion',
-  'combustion_diesel',
-  'hybrid',
-  'hydrogen_fuel_cell',
-  'plug_in_hybrid',
-] as const;
-export type MdsPropulsionType = (typeof mdsPropulsionTypes)[number];
+/** MDS propulsion types: the same values as GBFS's. */
+export const mdsPropulsionTypes = gbfsPropulsionTypes;
+export type MdsPropulsionType = GbfsPropulsionType;
 
 export const mdsVehicleStates = [
   'removed',
