@@ -15,6 +15,7 @@ import { Booking } from './entities/Booking.js';
 import { recordInvoiceCreated } from './invoices.js';
 import { appendBalanceUpdate } from './balance-ledger.js';
 import { cancelRefundedPackage } from './voucher-packages.js';
+import { returnRentalBenefits } from './vouchers.js';
 import { DomainError } from '../domain/errors.js';
 import { invoiceOperationRefusal, type RefundItem } from '../domain/finance.js';
 import { formatAmount, minorDigitsOf } from '../domain/money.js';
@@ -319,7 +320,11 @@ export async function recordRefundOutcome(
   original.state = new Decimal(left).lte(0) ? 'REFUNDED' : 'ALLOWS_REFUND';
   if (original.state === 'REFUNDED') original.settledAt = outcome.at;
   await em.flush();
-  // A package refunded in full takes back the vouchers it granted (docs/benefits.md, "Packages").
-  if (original.state === 'REFUNDED') await cancelRefundedPackage(em, original.id);
+  if (original.state === 'REFUNDED') {
+    // A package refunded in full takes back the vouchers it granted (docs/benefits.md, "Packages"); a
+    // rental refunded in full gives its vouchers back what they gave its price ("Refunds").
+    await cancelRefundedPackage(em, original.id);
+    if (original.rental) await returnRentalBenefits(em, original.rental.id, outcome.at);
+  }
   return 'REFUNDED';
 }

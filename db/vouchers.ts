@@ -18,7 +18,7 @@ import { recordEvent } from './events.js';
 import { Branch } from './entities/Branch.js';
 import { creditIfDue, grantVouchersTo } from './voucher-grants.js';
 import { DomainError } from '../domain/errors.js';
-import { effectiveBenefits, grantValidUntil, voucherFiguresOf } from '../domain/benefits.js';
+import { effectiveBenefits, grantValidUntil, voucherFiguresOf, voucherMayMove } from '../domain/benefits.js';
 import { geofenceContains, type LatLng } from '../domain/geofence.js';
 import { customerPassesGates, geofenceTypes, promotionWindowOpen } from '../domain/voucherables.js';
 
@@ -302,6 +302,64 @@ export async function consumeVoucher(
   em.create(VoucherConsumption, { voucher, idempotencyKey, ...taken, rentalId: rentalId ?? null });
   await em.flush();
   return taken;
+}
+
+/** The key of the row that gives back one consumption (unique per voucher and key, like the taking). */
+const returnKeyOf = (consumption: VoucherConsumption) => `return:${consumption.id}`;
+
+/**
+ * Gives back what a rental's vouchers gave its price, once its invoice is refunded in full: each
+ * consumption under the rental is answered by a row of the same figures negated (key `return:{id}`, so a
+ * retried refund step gives back nothing twice), and the voucher's remaining value, minutes, unlocks and
+ * rentals go up by as much. A voucher the rental used up is ACTIVE again, or EXPIRED when its validity
+ * ended meanwhile; an expired or canceled one gets its figures back and stays as it is. Locks each voucher
+ * row in id order, as consumers do; call it inside the refund's transaction. Answers how many vouchers
+ * got something back.
+ */
+export async function returnRentalBenefits(
+  em: EntityManager,
+  rentalId: number,
+  now = new Date(),
+): Promise<number> {
+  const rows = await em.find(
+    VoucherConsumption,
+    { rentalId },
+    { orderBy: { voucher: { id: 'asc' }, id: 'asc' } },
+  );
+  let returned = 0;
+  for (const consumption of rows.filter((row) => !row.idempotencyKey.startsWith('return:'))) {
+    const voucher = await em.findOne(Voucher, consumption.voucher.id, {
+      lockMode: LockMode.PESSIMISTIC_WRITE,
+      refresh: true,
+    });
+    if (!voucher) continue;
+    const key = returnKeyOf(consumption);
+    if (await em.findOne(VoucherConsumption, { voucher: voucher.id, idempotencyKey: key })) continue;
+    const value = new Decimal(consumption.value);
+    if (value.isZero() && !consumption.minutes && !consumption.unlocks && !consumption.rentals) continue;
+    if (voucher.remainingValueGross != null)
+      voucher.remainingValueGross = new Decimal(voucher.remainingValueGross).plus(value).toString();
+    if (voucher.remainingFreeMinutes != null) voucher.remainingFreeMinutes += consumption.minutes;
+    if (voucher.remainingFreeUnlocks != null) voucher.remainingFreeUnlocks += consumption.unlocks;
+    if (voucher.remainingNumberOfRentals != null) voucher.remainingNumberOfRentals += consumption.rentals;
+    if (voucher.status === 'USED_UP' && !voucher.creditedAt && !exhausted(voucher)) {
+      const lapsed = voucher.validUntil != null && voucher.validUntil.getTime() <= now.getTime();
+      const next = lapsed ? 'EXPIRED' : 'ACTIVE';
+      if (voucherMayMove(voucher.status, next)) voucher.status = next;
+    }
+    em.create(VoucherConsumption, {
+      voucher,
+      idempotencyKey: key,
+      value: value.negated().toString(),
+      minutes: -consumption.minutes,
+      unlocks: -consumption.unlocks,
+      rentals: -consumption.rentals,
+      rentalId,
+    });
+    returned += 1;
+  }
+  await em.flush();
+  return returned;
 }
 
 /** Whether a figure the voucher counts is down to zero. */

@@ -112,7 +112,9 @@ export const voucherTransitions: Readonly<Record<VoucherStatus, readonly Voucher
   NOT_REDEEMED: ['PENDING', 'ACTIVE', 'CANCELED', 'EXPIRED'],
   PENDING: ['ACTIVE', 'CANCELED', 'EXPIRED'],
   ACTIVE: ['USED_UP', 'EXPIRED', 'CANCELED'],
-  USED_UP: [],
+  // A full refund of the rental that used it up gives back what it took (db/vouchers.ts
+  // returnRentalBenefits): ACTIVE again, or EXPIRED when its validity ended meanwhile.
+  USED_UP: ['ACTIVE', 'EXPIRED'],
   EXPIRED: [],
   CANCELED: [],
 };

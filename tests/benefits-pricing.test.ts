@@ -21,6 +21,7 @@ import { inTenantTransaction, tenantEm } from '../db/orm.js';
 import { finaliseRentalBilling, pinRentalPricing, priceRental } from '../db/rental-billing.js';
 import { rentalBenefitKey } from '../db/pricing-benefits.js';
 import { grantVouchersTo, type VoucherOwner } from '../db/voucher-grants.js';
+import { returnRentalBenefits } from '../db/vouchers.js';
 import type { Benefit } from '../domain/benefits.js';
 import type { PriceResult } from '../domain/pricing.js';
 import { type CallOptions, type Reply } from './support/http.js';
@@ -203,6 +204,45 @@ describe('a rental through the app and the rental workflow', () => {
     expect((await voucherNow(discountVoucher!.id)).remainingNumberOfRentals).toBe(2);
     expect((await voucherNow(annaVoucher!.id)).status).toBe('ACTIVE');
     expect(await session.em().count(VoucherConsumption, { voucher: annaVoucher!.id })).toBe(0);
+  });
+});
+
+describe('a rental refunded in full', () => {
+  test('gives its vouchers back what they gave its price, once; a lapsed voucher comes back EXPIRED', async () => {
+    // A customer of her own: the seeded ones hold the other tests' vouchers.
+    const ben = await testCustomer(session);
+    const unlocks = await template([{ type: 'FreeUnlocks', amount: '1' }]);
+    const minutes = await template([{ type: 'FreeMinutes', amount: '5' }]);
+    const [unlockVoucher] = await grant(unlocks, { customerId: ben });
+    const [minuteVoucher] = await grant(minutes, { customerId: ben });
+    const rentalId = await endedRental(ben, 12);
+    await bill(rentalId, 'refund-return-end');
+    expect((await voucherNow(unlockVoucher!.id)).status).toBe('USED_UP');
+    expect((await voucherNow(minuteVoucher!.id)).status).toBe('USED_UP');
+    // The minute voucher's validity ends before the refund: it gets its minutes back but stays unusable.
+    await inTenantTransaction(session.stack.backend.orm, tenant(), async (em) => {
+      const voucher = await em.findOneOrFail(Voucher, minuteVoucher!.id);
+      voucher.validUntil = new Date(Date.now() - 1000);
+    });
+    const giveBack = () =>
+      inTenantTransaction(session.stack.backend.orm, tenant(), (em) => returnRentalBenefits(em, rentalId));
+    expect(await giveBack()).toBe(2);
+    const unlock = await voucherNow(unlockVoucher!.id);
+    expect([unlock.status, unlock.remainingFreeUnlocks]).toEqual(['ACTIVE', 1]);
+    const minute = await voucherNow(minuteVoucher!.id);
+    expect([minute.status, minute.remainingFreeMinutes]).toEqual(['EXPIRED', 5]);
+    // A retried refund step gives back nothing more.
+    expect(await giveBack()).toBe(0);
+    expect((await voucherNow(unlockVoucher!.id)).remainingFreeUnlocks).toBe(1);
+    const rows = await session
+      .em()
+      .find(VoucherConsumption, { rentalId }, { refresh: true, orderBy: { id: 'asc' } });
+    expect(rows.map((row) => [row.idempotencyKey.startsWith('return:'), row.unlocks, row.minutes])).toEqual([
+      [false, 1, 0],
+      [false, 0, 5],
+      [true, -1, 0],
+      [true, 0, -5],
+    ]);
   });
 });
 

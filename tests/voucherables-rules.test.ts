@@ -288,6 +288,8 @@ describe('benefits and grants', () => {
       'ACTIVE>USED_UP',
       'ACTIVE>EXPIRED',
       'ACTIVE>CANCELED',
+      'USED_UP>ACTIVE',
+      'USED_UP>EXPIRED',
     ]);
     for (const from of voucherStatuses)
       for (const to of voucherStatuses) expect(voucherMayMove(from, to)).toBe(allowed.has(`${from}>${to}`));
