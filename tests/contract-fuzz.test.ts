@@ -35,7 +35,7 @@ import { demoOperatorClient } from '../db/seed/access.js';
  * calls out, so the `st` processes run at normal priority.
  */
 const FUZZ_SECONDS = Number(process.env.FLEETFLOW_FUZZ_SECONDS ?? 300);
-/** Wall-clock limit of one `st run` past its budget (the report, a last request of 30 s), then killed. */
+/** Wall-clock limit of one `st run` past its budget (the report, a last request of up to 60 s), then killed. */
 const RUN_LIMIT_MS = (FUZZ_SECONDS + 180) * 1000;
 /** Extra customers, so reservations are not all refused with R102 once the four seeded ones hold one. */
 const EXTRA_CUSTOMERS = 20;
