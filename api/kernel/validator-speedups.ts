@@ -1,7 +1,7 @@
 // Three costs express-openapi-validator (5.6.x, pinned) pays, removed without changing what it decides.
-// Two on every request: Its metadata middleware finds a request's operation by walking every path of the document in
-// order, compiling each with path-to-regexp and testing it, until one matches: for a document of a few
-// hundred paths that walk was the largest cost of a light request.
+// Two on every request: its metadata middleware finds a request's operation by walking every path of the
+// document in order, compiling each with path-to-regexp and testing it, until one matches: for a document
+// of a few hundred paths that walk was the largest cost of a light request.
 //   1. Compiling is a pure function of the path text and its flags: the compiled forms are remembered.
 //   2. The walk only needs the paths that can match: those whose resource segment (the one after
 //      `/v1/{tenant}/{interface}`) is the request's, plus any with a parameter there. The walk runs over
