@@ -321,22 +321,26 @@ export async function returnRentalBenefits(
   rentalId: number,
   now = new Date(),
 ): Promise<number> {
+  // The rental's consumptions and any returns already written (the refund holds its invoice's lock, so no
+  // other step returns them meanwhile; the unique key would refuse a second return anyway).
   const rows = await em.find(
     VoucherConsumption,
     { rentalId },
     { orderBy: { voucher: { id: 'asc' }, id: 'asc' } },
   );
+  const done = new Set(rows.map((row) => `${row.voucher.id}/${row.idempotencyKey}`));
   let returned = 0;
   for (const consumption of rows.filter((row) => !row.idempotencyKey.startsWith('return:'))) {
+    const key = returnKeyOf(consumption);
+    const value = new Decimal(consumption.value);
+    const tookNothing =
+      value.isZero() && !consumption.minutes && !consumption.unlocks && !consumption.rentals;
+    if (tookNothing || done.has(`${consumption.voucher.id}/${key}`)) continue;
     const voucher = await em.findOne(Voucher, consumption.voucher.id, {
       lockMode: LockMode.PESSIMISTIC_WRITE,
       refresh: true,
     });
     if (!voucher) continue;
-    const key = returnKeyOf(consumption);
-    if (await em.findOne(VoucherConsumption, { voucher: voucher.id, idempotencyKey: key })) continue;
-    const value = new Decimal(consumption.value);
-    if (value.isZero() && !consumption.minutes && !consumption.unlocks && !consumption.rentals) continue;
     if (voucher.remainingValueGross != null)
       voucher.remainingValueGross = new Decimal(voucher.remainingValueGross).plus(value).toString();
     if (voucher.remainingFreeMinutes != null) voucher.remainingFreeMinutes += consumption.minutes;
