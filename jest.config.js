@@ -19,6 +19,7 @@ const unitSuites = [
   'mds-rules',
   // Replays tests/histories in-process: a replay worker needs no Temporal server.
   'replay',
+  'workflow-bundle',
 ];
 
 const shared = {

@@ -1,7 +1,8 @@
 // The worker of every domain: their activities on one task queue and their workflows in one bundle.
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, type Worker, type WorkflowBundle } from '@temporalio/worker';
 import type { ActivityDeps, DomainModule } from './domains/domain.js';
 import {
   createFleetflowWorker as createWorkerWith,
@@ -9,6 +10,8 @@ import {
   type AnyActivity,
   type FleetflowWorkerDeps,
 } from '../workers/worker.js';
+import { workflowInterceptorModule } from '../workers/observability.js';
+import { loadConfig } from '../platform/config.js';
 import { domains, workflowModules } from './registry.js';
 import { configuredObjectStore } from './object-store.js';
 
@@ -43,16 +46,40 @@ export function errorTableModules(): URL[] {
 /** The workflow bundle's entry: every domain's error table and workflow module. */
 export const workflowsEntryPath = (): string => workflowsEntryPathOf(workflowModules(), errorTableModules());
 
+/**
+ * The one way the workflow bundle is built (webpack, a few seconds): every domain's workflows, every
+ * domain's error table (so a workflow can refuse with any catalogue code) and the observability
+ * interceptor. The worker process, `npm run build:workflows` and the tests' global setup all call this.
+ */
+export async function buildWorkflowBundle(): Promise<WorkflowBundle> {
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: workflowsEntryPath(),
+    workflowInterceptorModules: [workflowInterceptorModule],
+    logger: new DefaultLogger('ERROR'),
+  });
+  return { code };
+}
+
+/**
+ * The bundle a worker runs: the file FLEETFLOW_WORKFLOW_BUNDLE names when set (written by
+ * `npm run build:workflows` from buildWorkflowBundle, so replicas and restarts skip webpack), else built now.
+ */
+export async function loadWorkflowBundle(
+  file: string | undefined = loadConfig().workflowBundleFile,
+): Promise<WorkflowBundle> {
+  return file ? { code: await fsp.readFile(file, 'utf8') } : buildWorkflowBundle();
+}
+
 /** The worker that runs every domain's workflows and activities on one task queue. */
-export function createFleetflowWorker(
+export async function createFleetflowWorker(
   deps: Omit<ActivityDeps, 'objectStore'> &
     Partial<Pick<ActivityDeps, 'objectStore'>> &
-    Omit<FleetflowWorkerDeps, 'activities' | 'workflowModules'>,
+    Omit<FleetflowWorkerDeps, 'activities' | 'workflowBundle'>,
 ): Promise<Worker> {
   const objectStore = deps.objectStore ?? configuredObjectStore();
   return createWorkerWith({
     ...deps,
     activities: createActivities({ ...deps, objectStore }),
-    workflowModules: workflowModules(),
+    workflowBundle: await loadWorkflowBundle(),
   });
 }

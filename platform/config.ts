@@ -79,6 +79,11 @@ export interface FleetflowConfig {
    * their traces there (`/v1/traces`), and trace nothing otherwise (docs/observability.md).
    */
   otlpEndpoint?: string;
+  /**
+   * A prebuilt workflow bundle the worker loads instead of bundling at start (`npm run build:workflows`
+   * writes it); FLEETFLOW_WORKFLOW_BUNDLE. Rebuild it with the code it was built from.
+   */
+  workflowBundleFile?: string;
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -144,5 +149,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): FleetflowConfi
     embeddedS3Port: intFromEnv(env, 'EMBEDDED_S3_PORT', 7070),
     fileLinkTtlSeconds: intFromEnv(env, 'FILE_LINK_TTL_SECONDS', 300),
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,
+    workflowBundleFile: env.FLEETFLOW_WORKFLOW_BUNDLE
+      ? path.resolve(env.FLEETFLOW_WORKFLOW_BUNDLE)
+      : undefined,
   };
 }

@@ -6,13 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { Worker, type WorkflowBundle } from '@temporalio/worker';
 import { workflowModules } from '../composition/registry.js';
 import { historyFromJson, recordedHistories } from './replay/history-files.js';
-import { workflowBundle } from './support/workflow-bundle.js';
+import { loadWorkflowBundle } from '../composition/worker.js';
 
 const histories = recordedHistories();
 let bundle: WorkflowBundle;
 
 beforeAll(async () => {
-  bundle = await workflowBundle();
+  bundle = await loadWorkflowBundle();
 }, 120_000);
 
 test('every workflow the worker runs has recorded histories', async () => {

@@ -11,10 +11,7 @@ import type { WorkerObservability } from './observability.js';
  * Generated (under node_modules/.cache so the bundler resolves packages from the project), so adding a
  * domain never edits a second list.
  */
-export function workflowsEntryPath(
-  workflowModules: readonly URL[],
-  preloadModules: readonly URL[] = [],
-): string {
+export function workflowsEntryPath(workflowModules: readonly URL[], preloadModules: readonly URL[]): string {
   const source = [
     ...preloadModules.map((url) => `import ${JSON.stringify(fileURLToPath(url))};`),
     ...workflowModules.map((url) => `export * from ${JSON.stringify(fileURLToPath(url))};`),
@@ -38,12 +35,11 @@ export interface FleetflowWorkerDeps {
   taskQueue: string;
   /** Every activity the task queue serves, by name. */
   activities: Record<string, AnyActivity>;
-  /** The workflow modules to bundle when no prebuilt bundle is given. */
-  workflowModules: readonly URL[];
-  /** Modules the bundle imports for their effect first (the domains' error tables). */
-  preloadModules?: readonly URL[];
-  /** Prebuilt bundle (tests build it once); otherwise bundled from the workflow modules at start. */
-  workflowBundle?: WorkerOptions['workflowBundle'];
+  /**
+   * The workflow bundle (composition/worker.ts builds it: every domain's workflows and error tables, the
+   * workflow interceptor module); always prebuilt, so no worker runs a bundle without the catalogue.
+   */
+  workflowBundle: NonNullable<WorkerOptions['workflowBundle']>;
   /** Metrics and logs of activities and workflows (workers/observability.ts). */
   observability?: WorkerObservability;
 }
@@ -54,17 +50,14 @@ export async function createFleetflowWorker(deps: FleetflowWorkerDeps): Promise<
     connection: deps.connection,
     namespace: deps.namespace,
     taskQueue: deps.taskQueue,
-    ...(deps.workflowBundle
-      ? { workflowBundle: deps.workflowBundle }
-      : { workflowsPath: workflowsEntryPath(deps.workflowModules, deps.preloadModules) }),
+    workflowBundle: deps.workflowBundle,
     activities: deps.activities,
     maxConcurrentActivityTaskExecutions: 100,
     ...(deps.observability
       ? {
-          // A prebuilt bundle already contains the workflow interceptor module (see workflowBundleOptions).
-          interceptors: deps.workflowBundle
-            ? { activity: deps.observability.interceptors.activity }
-            : deps.observability.interceptors,
+          // The bundle already contains the workflow interceptor module (Worker.create ignores
+          // interceptors.workflowModules when given a bundle).
+          interceptors: { activity: deps.observability.interceptors.activity },
           sinks: deps.observability.sinks,
         }
       : {}),

@@ -4,7 +4,6 @@ import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { workflowBundle } from './workflow-bundle.js';
 import proto from '@temporalio/proto';
 import { searchAttributeDefinitions } from '../../workflows/search-attributes.js';
 import type { MqttClient } from 'mqtt';
@@ -63,8 +62,6 @@ Runtime.install({
   // Core's own logs go straight to stderr, at the same level (forwarding them would keep jest from exiting).
   telemetryOptions: { logging: { filter: { core: sdkLogLevel, other: sdkLogLevel } } },
 });
-
-export { workflowBundle };
 
 export const uniqueTenant = (prefix: string) => `${prefix}-${randomBytes(3).toString('hex')}`;
 
@@ -165,7 +162,6 @@ export async function startTestBackend(
     vehicleCommandTimeoutMs: options.commandTimeoutMs ?? 1500,
     paymentGateways,
     temporal: { client, taskQueue },
-    workflowBundle: await workflowBundle(),
     observability: createWorkerObservability({
       registry: new Registry(),
       logger: createLogger('worker', { level: process.env.LOG_LEVEL ? testLogLevel : 'error' }),
