@@ -1,8 +1,13 @@
-// API process: serves the operator and app interfaces on API_PORT.
+// API process (`npm run api`): serves the operator and app interfaces on API_PORT. The tests build their
+// APIs with startApi too, from an environment of their own.
 import type { Server } from 'node:http';
+import type { Express } from 'express';
 import type { MqttClient } from 'mqtt';
-import type { Connection } from '@temporalio/client';
-import { loadConfig, type FleetflowConfig } from '../platform/config.js';
+import type { AddressInfo } from 'node:net';
+import type { Client, Connection } from '@temporalio/client';
+import { loadConfig } from '../platform/config.js';
+import { createLogger } from '../platform/logger.js';
+import { paymentGatewaysFor } from './payment-gateways.js';
 import { connectTemporalClient } from '../platform/temporal-client.js';
 import { type MikroORM } from '../db/orm.js';
 import { connectMqtt } from '../devices/command-client.js';
@@ -15,6 +20,8 @@ import { registerResourceMetrics } from '../platform/resource-metrics.js';
 import { Registry } from 'prom-client';
 
 export interface RunningApi {
+  /** The express application (its routes are the declarations: tests/api.test.ts walks them). */
+  app: Express;
   server: Server;
   url: string;
   close(): Promise<void>;
@@ -31,10 +38,18 @@ export function readinessChecks(orm: MikroORM, mqtt: MqttClient, temporal: Conne
   };
 }
 
-/** Connects to the infrastructure and listens; used by `npm run api` and the stack starter. */
-export async function startApi(config: FleetflowConfig): Promise<RunningApi> {
+/**
+ * Connects to the infrastructure and listens, all from an environment (the variables of
+ * platform/config.ts): `npm run api` passes its own, the tests theirs. `clock` replaces the connection to
+ * TEMPORAL_ADDRESS with a time-skipping test environment's, the one double a test may give it.
+ */
+export async function startApi(
+  env: NodeJS.ProcessEnv,
+  clock?: { client: Client; connection: Connection },
+): Promise<RunningApi> {
+  const config = loadConfig(env);
   const { databaseUrl, mqttUrl, temporalAddress, jwtSecret } = config;
-  if (!databaseUrl || !mqttUrl || !temporalAddress) {
+  if (!databaseUrl || !mqttUrl || (!temporalAddress && !clock)) {
     throw new Error(
       'the API needs DATABASE_URL, MQTT_URL and TEMPORAL_ADDRESS (npm start sets them for the embedded stack)',
     );
@@ -50,7 +65,8 @@ export async function startApi(config: FleetflowConfig): Promise<RunningApi> {
     : startTelemetry({ serviceName: 'fleetflow-api', otlpEndpoint: config.otlpEndpoint });
   const orm = await connectOrm(databaseUrl);
   const mqtt = await connectMqtt(mqttUrl, `fleetflow-api-${process.pid}`);
-  const { client, connection } = await connectTemporalClient(temporalAddress, config.temporalNamespace);
+  const { client, connection } =
+    clock ?? (await connectTemporalClient(temporalAddress!, config.temporalNamespace));
   // The files' bucket is created when missing; without S3_ENDPOINT uploads answer L303 and say why.
   const objectStore = await connectObjectStore(config);
   // `/metrics`: HTTP latency (api/app.ts), the pool and the broker connection.
@@ -59,6 +75,9 @@ export async function startApi(config: FleetflowConfig): Promise<RunningApi> {
   const app = createApp({
     metrics,
     objectStore,
+    paymentGateways: paymentGatewaysFor(orm, config),
+    logger: createLogger('api', { env }),
+    validateResponses: config.validateResponses,
     orm,
     temporal: client,
     taskQueue: config.taskQueue,
@@ -67,13 +86,15 @@ export async function startApi(config: FleetflowConfig): Promise<RunningApi> {
     readinessChecks: readinessChecks(orm, mqtt, connection),
   });
   const server = await listen(app, config.apiPort, config.apiHost);
+  const port = (server.address() as AddressInfo).port;
   return {
+    app,
     server,
-    url: config.publicBaseUrl,
+    url: config.apiPort === 0 ? `http://127.0.0.1:${port}` : config.publicBaseUrl,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await mqtt.endAsync();
-      await connection.close();
+      if (!clock) await connection.close();
       objectStore?.close();
       await orm.close();
       await telemetry?.shutdown();
@@ -82,7 +103,7 @@ export async function startApi(config: FleetflowConfig): Promise<RunningApi> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const api = await startApi(loadConfig());
+  const api = await startApi(process.env);
   console.log(`API listening on ${api.url}`);
   const stop = () => void api.close().then(() => process.exit(0));
   process.once('SIGINT', stop);

@@ -1,6 +1,9 @@
-// Worker process: runs the workflows and activities, keeps vehicle rows current from MQTT telemetry and
-// applies the docking stations' slot reports.
-import { NativeConnection, Runtime } from '@temporalio/worker';
+// Worker process (`npm run worker`): runs the workflows and activities, keeps vehicle rows current from MQTT
+// telemetry, applies the docking stations' slot reports and runs the starters of pending work. The tests
+// build their workers with startWorker too, from an environment of their own.
+import { randomBytes } from 'node:crypto';
+import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { Client } from '@temporalio/client';
 import { Registry } from 'prom-client';
 import { loadConfig } from '../platform/config.js';
 import { createLogger } from '../platform/logger.js';
@@ -20,142 +23,172 @@ import {
   temporalRuntimeOptions,
   workerMetricsPort,
 } from '../workers/observability.js';
-import { Client } from '@temporalio/client';
 import { connectOrm } from './orm.js';
 import { startTelemetry } from '../platform/telemetry.js';
 import { registerResourceMetrics, vehicleCommandMetrics } from '../platform/resource-metrics.js';
 import { temporalClientInterceptors } from '../platform/temporal-client.js';
 import { paymentGatewaysFor } from './payment-gateways.js';
 
-const config = loadConfig();
-const log = createLogger('worker');
-const databaseUrl = config.databaseUrl;
-const mqttUrl = config.mqttUrl;
-const temporalAddress = config.temporalAddress;
-if (!databaseUrl || !mqttUrl || !temporalAddress) {
-  log.fatal(
-    'worker needs DATABASE_URL, MQTT_URL and TEMPORAL_ADDRESS (npm start sets them for the embedded stack)',
-  );
-  process.exit(2);
+/** A started worker process's parts; `run` settles when the worker stops, `stop` shuts everything down. */
+export interface RunningWorker {
+  worker: Worker;
+  /** Applies the physical stations' slot reports (`idle()` waits for those received so far). */
+  dockingIngestor: DockingIngestor;
+  metricsPort: number;
+  run: Promise<void>;
+  stop(): Promise<void>;
 }
 
-// Before anything creates the Temporal runtime: SDK and core logs go to pino.
-Runtime.install(temporalRuntimeOptions(log));
-// Traces over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (activities, workflow spans through a sink).
-const telemetry = startTelemetry({ serviceName: 'fleetflow-worker', otlpEndpoint: config.otlpEndpoint });
-const registry = new Registry();
-const observability = createWorkerObservability({ registry, logger: log });
-const metrics = await startMetricsServer(registry, workerMetricsPort());
-const orm = await connectOrm(databaseUrl);
-const mqtt = await connectMqtt(mqttUrl, `fleetflow-worker-${process.pid}`);
-const commandLog = log.child({ component: 'vehicle-commands' });
-const vehicleCommands = new VehicleCommandClient(mqtt, {
-  log: (level, message) => commandLog[level](message),
-  onSettled: vehicleCommandMetrics(registry),
-});
-registerResourceMetrics(registry, { pool: () => orm.em.getConnection().getNativeClient(), mqtt });
-const ingestor = new TelemetryIngestor(orm, mqtt, {
-  log: (message) => log.warn(message),
-  vehicleCommands,
-  vehicleCommandTimeoutMs: config.vehicleCommandTimeoutMs,
-  offlineAfterMs: Number(process.env.VEHICLE_OFFLINE_AFTER_MS ?? 5 * 60_000),
-});
-await ingestor.start();
-const dockingLog = log.child({ component: 'docking-ingestor' });
-const dockingIngestor = new DockingIngestor(orm, mqtt, { log: (message) => dockingLog.warn(message) });
-await dockingIngestor.start();
-const connection = await NativeConnection.connect({ address: temporalAddress });
-const temporal = {
-  client: new Client({
+/**
+ * Starts the worker process's services from an environment (the variables of platform/config.ts).
+ * `clock` replaces the connection to TEMPORAL_ADDRESS with a time-skipping test environment's, the one
+ * double a test may give it.
+ */
+export async function startWorker(
+  env: NodeJS.ProcessEnv,
+  clock?: { connection: NativeConnection; client: Client },
+): Promise<RunningWorker> {
+  const config = loadConfig(env);
+  const log = createLogger('worker', { env });
+  const { databaseUrl, mqttUrl, temporalAddress } = config;
+  if (!databaseUrl || !mqttUrl || (!temporalAddress && !clock))
+    throw new Error(
+      'the worker needs DATABASE_URL, MQTT_URL and TEMPORAL_ADDRESS (npm start sets them for the embedded stack)',
+    );
+  const registry = new Registry();
+  const observability = createWorkerObservability({ registry, logger: log });
+  const metrics = await startMetricsServer(registry, workerMetricsPort(env));
+  const orm = await connectOrm(databaseUrl);
+  const mqtt = await connectMqtt(
+    mqttUrl,
+    `fleetflow-worker-${process.pid}-${randomBytes(3).toString('hex')}`,
+  );
+  const commandLog = log.child({ component: 'vehicle-commands' });
+  const vehicleCommands = new VehicleCommandClient(mqtt, {
+    log: (level, message) => commandLog[level](message),
+    onSettled: vehicleCommandMetrics(registry),
+  });
+  registerResourceMetrics(registry, { pool: () => orm.em.getConnection().getNativeClient(), mqtt });
+  const ingestor = new TelemetryIngestor(orm, mqtt, {
+    log: (message) => log.warn(message),
+    vehicleCommands,
+    vehicleCommandTimeoutMs: config.vehicleCommandTimeoutMs,
+    offlineAfterMs: Number(env.VEHICLE_OFFLINE_AFTER_MS ?? 5 * 60_000),
+  });
+  await ingestor.start();
+  const dockingLog = log.child({ component: 'docking-ingestor' });
+  const dockingIngestor = new DockingIngestor(orm, mqtt, { log: (message) => dockingLog.warn(message) });
+  await dockingIngestor.start();
+  const connection = clock?.connection ?? (await NativeConnection.connect({ address: temporalAddress! }));
+  const temporal = {
+    client:
+      clock?.client ??
+      new Client({
+        connection,
+        namespace: config.temporalNamespace,
+        interceptors: temporalClientInterceptors(),
+      }),
+    taskQueue: config.taskQueue,
+  };
+  const worker = await createFleetflowWorker({
     connection,
     namespace: config.temporalNamespace,
-    interceptors: temporalClientInterceptors(),
-  }),
-  taskQueue: config.taskQueue,
-};
-const worker = await createFleetflowWorker({
-  connection,
-  namespace: config.temporalNamespace,
-  taskQueue: config.taskQueue,
-  orm,
-  vehicleCommands,
-  vehicleCommandTimeoutMs: config.vehicleCommandTimeoutMs,
-  paymentGateways: paymentGatewaysFor(orm, config),
-  temporal,
-  observability,
-});
-// Payments whose workflow never started (a crash between the row and the start, the demo seed).
-const paymentStarterLog = log.child({ component: 'payment-starter' });
-const stopPaymentStarter = runPaymentStarter(orm, temporal, {
-  intervalMs: 60_000,
-  tenants: config.starterTenants,
-  log: (message, error) =>
-    error ? paymentStarterLog.error({ err: error }, message) : paymentStarterLog.info(message),
-});
-// Recurring tasks whose schedule or usage workflow is missing (the demo seed, a reset Temporal server).
-const recurringStarterLog = log.child({ component: 'recurring-task-starter' });
-const stopRecurringTaskStarter = runRecurringTaskStarter(orm, temporal, {
-  intervalMs: 10 * 60_000,
-  tenants: config.starterTenants,
-  log: (message, error) =>
-    error ? recurringStarterLog.error({ err: error }, message) : recurringStarterLog.info(message),
-});
+    taskQueue: config.taskQueue,
+    orm,
+    vehicleCommands,
+    vehicleCommandTimeoutMs: config.vehicleCommandTimeoutMs,
+    paymentGateways: paymentGatewaysFor(orm, config),
+    temporal,
+    observability,
+  });
+  const starterLog = (component: string) => {
+    const child = log.child({ component });
+    return (message: string, error?: unknown) =>
+      error ? child.error({ err: error }, message) : child.info(message);
+  };
+  const tenants = config.starterTenants;
+  // Payments whose workflow never started (a crash between the row and the start, the demo seed).
+  const stopPaymentStarter = runPaymentStarter(orm, temporal, {
+    intervalMs: 60_000,
+    tenants,
+    log: starterLog('payment-starter'),
+  });
+  // Recurring tasks whose schedule or usage workflow is missing (the demo seed, a reset Temporal server).
+  const stopRecurringTaskStarter = runRecurringTaskStarter(orm, temporal, {
+    intervalMs: 10 * 60_000,
+    tenants,
+    log: starterLog('recurring-task-starter'),
+  });
+  // Recurring exports and retention without their schedule (the demo seed, a reset Temporal server).
+  const stopExportScheduleStarter = runExportScheduleStarter(orm, temporal, {
+    intervalMs: 10 * 60_000,
+    tenants,
+    log: starterLog('export-schedule-starter'),
+  });
+  // Vouchers' states (PENDING → ACTIVE with credit, → EXPIRED) moved by a `voucher-states:{tenant}` schedule.
+  const stopVoucherStateStarter = runVoucherStateStarter(orm, temporal, {
+    intervalMs: 10 * 60_000,
+    tenants,
+    log: starterLog('voucher-state-starter'),
+  });
+  // The event table's monthly partitions, created ahead by the daily `event-partitions` schedule.
+  const stopEventPartitionStarter = runEventPartitionStarter(temporal, {
+    intervalMs: 10 * 60_000,
+    log: starterLog('event-partition-starter'),
+  });
+  // Platform webhooks: wakes the subscriptions' dispatchers when outbox rows commit (LISTEN), and sweeps.
+  const webhookStarter = runWebhookDispatchStarter(orm, temporal, {
+    intervalMs: 60_000,
+    tenants,
+    log: starterLog('webhook-dispatch-starter'),
+  });
+  log.info(
+    { taskQueue: config.taskQueue, temporalAddress, metricsPort: metrics.port },
+    'worker polling its task queue; metrics on /metrics',
+  );
+  const run = worker.run();
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await webhookStarter.stop();
+      stopExportScheduleStarter();
+      stopVoucherStateStarter();
+      stopEventPartitionStarter();
+      stopPaymentStarter();
+      stopRecurringTaskStarter();
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await run.catch(() => undefined);
+      await ingestor.stop();
+      await dockingIngestor.stop();
+      vehicleCommands.close();
+      await mqtt.endAsync();
+      if (!clock) await connection.close();
+      await metrics.close();
+      await orm.close();
+    })());
+  return { worker, dockingIngestor, metricsPort: metrics.port, run, stop };
+}
 
-// Recurring exports and retention without their schedule (the demo seed, a reset Temporal server).
-const exportStarterLog = log.child({ component: 'export-schedule-starter' });
-const stopExportScheduleStarter = runExportScheduleStarter(orm, temporal, {
-  intervalMs: 10 * 60_000,
-  tenants: config.starterTenants,
-  log: (message, error) =>
-    error ? exportStarterLog.error({ err: error }, message) : exportStarterLog.info(message),
-});
-
-// Vouchers' states (PENDING → ACTIVE with credit, → EXPIRED) moved by a `voucher-states:{tenant}` schedule.
-const voucherStarterLog = log.child({ component: 'voucher-state-starter' });
-const stopVoucherStateStarter = runVoucherStateStarter(orm, temporal, {
-  intervalMs: 10 * 60_000,
-  tenants: config.starterTenants,
-  log: (message, error) =>
-    error ? voucherStarterLog.error({ err: error }, message) : voucherStarterLog.info(message),
-});
-
-// The event table's monthly partitions, created ahead by the daily `event-partitions` schedule.
-const partitionStarterLog = log.child({ component: 'event-partition-starter' });
-const stopEventPartitionStarter = runEventPartitionStarter(temporal, {
-  intervalMs: 10 * 60_000,
-  log: (message, error) =>
-    error ? partitionStarterLog.error({ err: error }, message) : partitionStarterLog.info(message),
-});
-
-// Platform webhooks: wakes the subscriptions' dispatchers when outbox rows commit (LISTEN), and sweeps.
-const webhookStarterLog = log.child({ component: 'webhook-dispatch-starter' });
-const webhookStarter = runWebhookDispatchStarter(orm, temporal, {
-  intervalMs: 60_000,
-  log: (message, error) =>
-    error ? webhookStarterLog.error({ err: error }, message) : webhookStarterLog.info(message),
-});
-
-const shutdown = () => {
-  void webhookStarter.stop();
-  stopExportScheduleStarter();
-  stopVoucherStateStarter();
-  stopEventPartitionStarter();
-  stopPaymentStarter();
-  stopRecurringTaskStarter();
-  worker.shutdown();
-};
-process.once('SIGINT', shutdown);
-process.once('SIGTERM', shutdown);
-log.info(
-  { taskQueue: config.taskQueue, temporalAddress, metricsPort: metrics.port },
-  'worker polling its task queue; metrics on /metrics',
-);
-await worker.run();
-await ingestor.stop();
-await dockingIngestor.stop();
-vehicleCommands.close();
-await mqtt.endAsync();
-await connection.close();
-await metrics.close();
-await orm.close();
-await telemetry?.shutdown();
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const log = createLogger('worker');
+  // Before anything creates the Temporal runtime: SDK and core logs go to pino.
+  Runtime.install(temporalRuntimeOptions(log));
+  // Traces over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (activities, workflow spans through a sink).
+  const telemetry = startTelemetry({
+    serviceName: 'fleetflow-worker',
+    otlpEndpoint: loadConfig().otlpEndpoint,
+  });
+  let running: RunningWorker;
+  try {
+    running = await startWorker(process.env);
+  } catch (error) {
+    log.fatal({ err: error }, 'the worker could not start');
+    process.exit(2);
+  }
+  const shutdown = () => void running.stop();
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+  await running.run;
+  await running.stop();
+  await telemetry?.shutdown();
+}

@@ -12,6 +12,8 @@ interface SimulatorSettings {
   telemetryIntervalMs: number;
   connectTimeoutMs: number;
   verbose: boolean;
+  /** The lowest level written (LOG_LEVEL, as the API and the worker read it). */
+  logLevel: string;
 }
 
 function readSettings(env: NodeJS.ProcessEnv): SimulatorSettings {
@@ -24,6 +26,7 @@ function readSettings(env: NodeJS.ProcessEnv): SimulatorSettings {
     telemetryIntervalMs: positiveIntFromEnv(env, 'SIMULATOR_TELEMETRY_INTERVAL_MS', 10_000),
     connectTimeoutMs: positiveIntFromEnv(env, 'SIMULATOR_CONNECT_TIMEOUT_MS', 30_000),
     verbose: env.SIMULATOR_VERBOSE === '1' || env.SIMULATOR_VERBOSE === 'true',
+    logLevel: env.LOG_LEVEL || 'info',
   };
 }
 
@@ -77,9 +80,13 @@ function exitOnSignals(simulator: FleetSimulator, log: DeviceLog): void {
   process.on('SIGTERM', onSignal);
 }
 
-async function main(): Promise<void> {
-  const settings = readSettings(process.env);
-  const log = consoleDeviceLog('simulator', settings.verbose);
+/**
+ * Starts the simulator of `npm run simulator` from an environment (MQTT_URL, SIMULATOR_TENANT,
+ * SIMULATOR_FLEET_FILE, SIMULATOR_TELEMETRY_INTERVAL_MS, …); the tests start theirs with it too.
+ */
+export async function startSimulator(env: NodeJS.ProcessEnv): Promise<FleetSimulator> {
+  const settings = readSettings(env);
+  const log = consoleDeviceLog('simulator', settings.verbose, settings.logLevel);
   const vehicles = await loadFleet(settings.fleetFile);
   const simulator = new FleetSimulator({
     mqttUrl: settings.mqttUrl,
@@ -89,15 +96,22 @@ async function main(): Promise<void> {
     connectTimeoutMs: settings.connectTimeoutMs,
     log,
   });
-  exitOnSignals(simulator, log);
   log(
     'info',
     `connecting ${vehicles.length} vehicles to ${redactMqttUrl(settings.mqttUrl)} as tenant ${settings.tenant}`,
   );
   await simulator.start();
+  return simulator;
 }
 
-main().catch((error: unknown) => {
-  console.error(`[simulator] ERROR ${errorMessage(error)}`);
-  process.exit(1);
-});
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const settings = readSettings(process.env);
+  const log = consoleDeviceLog('simulator', settings.verbose, settings.logLevel);
+  startSimulator(process.env).then(
+    (simulator) => exitOnSignals(simulator, log),
+    (error: unknown) => {
+      console.error(`[simulator] ERROR ${errorMessage(error)}`);
+      process.exit(1);
+    },
+  );
+}

@@ -84,6 +84,11 @@ export interface FleetflowConfig {
    * writes it); FLEETFLOW_WORKFLOW_BUNDLE. Rebuild it with the code it was built from.
    */
   workflowBundleFile?: string;
+  /**
+   * The API checks every answer against its documents and answers 500 0099 to one that breaks them
+   * (API_VALIDATE_RESPONSES=true): for development and the tests, off by default.
+   */
+  validateResponses: boolean;
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -149,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): FleetflowConfi
     embeddedS3Port: intFromEnv(env, 'EMBEDDED_S3_PORT', 7070),
     fileLinkTtlSeconds: intFromEnv(env, 'FILE_LINK_TTL_SECONDS', 300),
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,
+    validateResponses: env.API_VALIDATE_RESPONSES === 'true',
     workflowBundleFile: env.FLEETFLOW_WORKFLOW_BUNDLE
       ? path.resolve(env.FLEETFLOW_WORKFLOW_BUNDLE)
       : undefined,

@@ -60,7 +60,15 @@ const INITDB_FLAGS = [
   '--builtin-locale=C.UTF-8',
 ];
 // No Unix socket: nothing stale is left in /tmp by killed runs, and clients connect over TCP anyway.
-const POSTGRES_FLAGS = ['-c', `listen_addresses=${HOST}`, '-c', 'unix_socket_directories='];
+// Room for several processes' pools (two APIs and two workers, or the suites' backends side by side).
+const POSTGRES_FLAGS = [
+  '-c',
+  `listen_addresses=${HOST}`,
+  '-c',
+  'unix_socket_directories=',
+  '-c',
+  'max_connections=300',
+];
 const DUPLICATE_DATABASE = '42P04';
 
 /**

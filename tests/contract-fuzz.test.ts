@@ -26,25 +26,25 @@ import { createApp } from '../composition/app.js';
 import { demoOperatorClient } from '../db/seed/access.js';
 
 /**
- * The fuzzer's fixed budget: seconds of one `st run` (`--max-time`). All runs start together and each
- * stops at its budget, whatever the size of its documents: schemathesis shares the time among the
- * operations and phases (coverage, fuzzing, stateful) and repeats fuzzing and stateful until it is spent,
- * then reports. Raise it with FLEETFLOW_FUZZ_SECONDS for a deeper run (the suite's time grows by as much).
- * Every operation still gets its coverage cases before the budget ends: a run whose schemathesis gets
- * little CPU (lower priority, a loaded machine) would spend it all on them and leave fuzzing and stateful
- * calls out, so the `st` processes run at normal priority.
+ * How much the fuzz does. In `npm test` a fixed amount of work with a fixed seed, whatever the machine's
+ * speed: FUZZ_EXAMPLES cases per operation in the fuzzing phase and as many stateful scenarios, the
+ * examples phase, and no time budget, so every run of one commit sends the same kinds of requests and no
+ * assertion depends on what a budget bought. `npm run fuzz` sets FLEETFLOW_FUZZ_SECONDS: each run then
+ * adds the coverage phase (boundary values, missing parts, wrong types and media types for every
+ * operation) and repeats fuzzing and stateful calls until its time is spent, with a fresh seed.
  */
-const FUZZ_SECONDS = Number(process.env.FLEETFLOW_FUZZ_SECONDS ?? 300);
-/** Wall-clock limit of one `st run` past its budget (the report, a last request of up to 60 s), then killed. */
-const RUN_LIMIT_MS = (FUZZ_SECONDS + 180) * 1000;
+const FUZZ_SECONDS = process.env.FLEETFLOW_FUZZ_SECONDS ? Number(process.env.FLEETFLOW_FUZZ_SECONDS) : undefined;
+/** Fuzzing-phase cases per operation (and stateful scenarios) of the fixed run; FLEETFLOW_FUZZ_EXAMPLES. */
+const FUZZ_EXAMPLES = Number(process.env.FLEETFLOW_FUZZ_EXAMPLES ?? 3);
+/** The seed of the fixed run (`st run --seed`): the report's reproductions replay it. */
+const FUZZ_SEED = Number(process.env.FLEETFLOW_FUZZ_SEED ?? 20261204);
+/**
+ * Wall-clock limit of one `st run`, then it is killed and the test fails: a hang, not a budget (the
+ * fixed run sends a bounded number of requests, each answered within the 60 s request timeout).
+ */
+const RUN_LIMIT_MS = ((FUZZ_SECONDS ?? 1200) + 180) * 1000;
 /** Extra customers, so reservations are not all refused with R102 once the four seeded ones hold one. */
 const EXTRA_CUSTOMERS = 20;
-/**
- * Fuzzing-phase test cases per document, shared among its operations (at most 150 and at least 7 per
- * operation, the `max-examples` of the settings): the suite's time stays bounded as the API grows. Raise it
- * with FLEETFLOW_FUZZ_CASES for a deeper run.
- */
-const FUZZ_CASES_PER_DOCUMENT = Number(process.env.FLEETFLOW_FUZZ_CASES ?? 1500);
 /**
  * Operations that may answer only 401/403 in a run: five, or a quarter of the run's operations when more.
  * Some legitimately refuse every generated case (a command no seeded category configures answers A100,
@@ -68,9 +68,7 @@ const SECOND_SHARD =
 interface FuzzRun {
   name: string;
   document: 'back' | 'front' | 'maintenance';
-  /** Fuzzing-phase cases of the whole document when not FUZZ_CASES_PER_DOCUMENT (a small document's budget). */
-  cases?: number;
-  /** Seconds of its run when less than FUZZ_SECONDS (a small document's budget). */
+  /** Seconds of its run when less than FUZZ_SECONDS (a small document's budget, `npm run fuzz`). */
   seconds?: number;
   /** The phases it runs (`--phases`), when not all of them. */
   phases?: string;
@@ -135,7 +133,6 @@ const FUZZ_RUNS: readonly FuzzRun[] = [
     filter: ['--exclude-path-regex', '^/v1/[^/]+/auth/'],
     expectsLinks: false,
     excludeChecks: [],
-    cases: 300,
     seconds: 150,
   },
 ];
@@ -320,15 +317,6 @@ async function expectConfiguredOperations(): Promise<void> {
     );
 }
 
-/** The document's share of the fuzzing budget per operation. */
-function examplesPerOperation(document: Json, cases = FUZZ_CASES_PER_DOCUMENT): number {
-  const operations = Object.values(document.paths as Record<string, Json>).reduce(
-    (count, item) => count + Object.keys(item).filter((key) => httpMethods.includes(key)).length,
-    0,
-  );
-  return Math.min(150, Math.max(7, Math.floor(cases / Math.max(1, operations))));
-}
-
 /** Distinct faults (same request path and error), with how often each occurred. */
 function distinctFaults(faults: string[]): string[] {
   const seen = new Map<string, { example: string; count: number }>();
@@ -395,17 +383,24 @@ async function fuzz(run: FuzzRun): Promise<void> {
   // Every check but use_after_free: the API's only DELETE cancels a reservation, which stays readable
   // as CANCELLED, as the spec says (see [checks.use_after_free] in the settings).
   const checks = ['--checks', 'all', '--exclude-checks', ['use_after_free', ...run.excludeChecks].join(',')];
-  // Cases per operation as for the whole document, whichever shard runs it.
-  const examples = ['--max-examples', String(examplesPerOperation(document, run.cases))];
-  const budget = ['--max-time', String(Math.min(run.seconds ?? FUZZ_SECONDS, FUZZ_SECONDS))];
+  // The fixed run: a number of cases and a seed, the phases without the coverage phase's per-operation
+  // sets; `npm run fuzz`: a time budget over every phase.
+  const phases = FUZZ_SECONDS
+    ? run.phases
+    : (run.phases ?? 'examples,coverage,fuzzing,stateful')
+        .split(',')
+        .filter((phase) => phase !== 'coverage')
+        .join(',');
+  const budget = FUZZ_SECONDS
+    ? ['--max-time', String(Math.min(run.seconds ?? FUZZ_SECONDS, FUZZ_SECONDS))]
+    : ['--max-examples', String(FUZZ_EXAMPLES), '--seed', String(FUZZ_SEED)];
   const { code, output } = await runSchemathesis(
     [
       ...['--config-file', config, 'run', schemaFile, '--url', baseUrl],
       ...run.filter,
       ...checks,
-      ...examples,
       ...budget,
-      ...(run.phases ? ['--phases', run.phases] : []),
+      ...(phases ? ['--phases', phases] : []),
       '--no-color',
     ],
     tokens[documentName],

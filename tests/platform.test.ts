@@ -85,9 +85,9 @@ describe('no secret ships in code', () => {
   test('without JWT_SECRET the configuration has none and the API refuses to start', async () => {
     const config = loadConfig({});
     expect(config.jwtSecret).toBeUndefined();
-    const withUrls = { ...config, databaseUrl: 'postgres://x', mqttUrl: 'mqtt://x', temporalAddress: 'x:1' };
+    const withUrls = { DATABASE_URL: 'postgres://x', MQTT_URL: 'mqtt://x', TEMPORAL_ADDRESS: 'x:1' };
     await expect(startApi(withUrls)).rejects.toThrow(/JWT_SECRET/);
-    await expect(startApi({ ...withUrls, jwtSecret: 'short' })).rejects.toThrow(/at least 32/);
+    await expect(startApi({ ...withUrls, JWT_SECRET: 'short' })).rejects.toThrow(/at least 32/);
   });
 
   test('docker-compose requires JWT_SECRET instead of defaulting it', () => {

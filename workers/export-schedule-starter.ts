@@ -21,13 +21,13 @@ export async function ensureExportSchedules(
   temporal: { client: Client; taskQueue: string },
   options: { tenants?: readonly string[] } = {},
 ): Promise<number> {
-  const tenants = options.tenants ? [...options.tenants] : null;
+  const tenants = options.tenants ? JSON.stringify(options.tenants) : null;
   const rows = await orm.em
     .fork()
     .getConnection()
     .execute<ExportRow[]>(
       `select id, tenant_id, branch_ids, cron, timezone, state from data_export
-        where deleted_at is null and (?::text[] is null or tenant_id = any(?::text[])) order by id limit 10000`,
+        where deleted_at is null and (?::jsonb is null or tenant_id in (select jsonb_array_elements_text(?::jsonb))) order by id limit 10000`,
       [tenants, tenants],
     );
   let createdCount = 0;

@@ -31,9 +31,9 @@ export async function startPendingPaymentWorkflows(
     .execute<OpenPaymentRow[]>(
       `select id, tenant_id, business_unit_id, customer_id from payment
        where state = 'OPEN' and created_at < now() - make_interval(secs => ?)
-         and (?::text[] is null or tenant_id = any(?::text[]))
+         and (?::jsonb is null or tenant_id in (select jsonb_array_elements_text(?::jsonb)))
        order by id limit 500`,
-      [graceMs / 1000, tenants ?? null, tenants ?? null],
+      [graceMs / 1000, tenants ? JSON.stringify(tenants) : null, tenants ? JSON.stringify(tenants) : null],
     );
   let started = 0;
   for (const row of rows) {

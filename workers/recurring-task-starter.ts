@@ -51,14 +51,15 @@ export async function ensureRecurringTaskProcesses(
   temporal: { client: Client; taskQueue: string },
   options: { tenant?: string; tenants?: readonly string[]; refreshPolicies?: boolean } = {},
 ): Promise<number> {
+  const tenants = options.tenants ? JSON.stringify(options.tenants) : null;
   const rows = await orm.em
     .fork()
     .getConnection()
     .execute<RecurringTaskRow[]>(
       `select id, tenant_id, branch_id, days_of_week, time_of_day, timezone, every_rentals, every_km
        from recurring_task where (?::text is null or tenant_id = ?)
-         and (?::text[] is null or tenant_id = any(?::text[])) order by id limit 10000`,
-      [options.tenant ?? null, options.tenant ?? null, options.tenants ?? null, options.tenants ?? null],
+         and (?::jsonb is null or tenant_id in (select jsonb_array_elements_text(?::jsonb))) order by id limit 10000`,
+      [options.tenant ?? null, options.tenant ?? null, tenants, tenants],
     );
   let done = 0;
   for (const row of rows) {

@@ -57,8 +57,14 @@ export interface WebhookDispatchStarter {
 export function runWebhookDispatchStarter(
   orm: MikroORM,
   temporal: { client: Client; taskQueue: string },
-  options: { intervalMs: number; log: (message: string, error?: unknown) => void },
+  options: {
+    intervalMs: number;
+    /** Only these tenants' subscriptions (WORKER_STARTER_TENANTS); all when absent. */
+    tenants?: readonly string[];
+    log: (message: string, error?: unknown) => void;
+  },
 ): WebhookDispatchStarter {
+  const mine = (tenant: string) => !options.tenants || options.tenants.includes(tenant);
   let stopped = false;
   let listener: ListeningClient | undefined;
   const pendingTenants = new Set<string>();
@@ -78,7 +84,7 @@ export function runWebhookDispatchStarter(
   };
   // Notifications of one burst of commits wake each tenant's dispatchers once.
   const onNotification = (tenant: string | undefined) => {
-    if (!tenant || stopped) return;
+    if (!tenant || stopped || !mine(tenant)) return;
     pendingTenants.add(tenant);
     wakeTimer ??= setTimeout(() => void wakeTenants(), 20);
   };
@@ -114,9 +120,9 @@ export function runWebhookDispatchStarter(
       const em = orm.em.fork();
       await settleUnwantedOutboxRows(em);
       // At the first pass every active subscription's dispatcher, later those with work waiting.
-      const subscriptions = first
-        ? await activeWebhookSubscriptions(em)
-        : await subscriptionsWithWork(em, new Date());
+      const subscriptions = (
+        first ? await activeWebhookSubscriptions(em) : await subscriptionsWithWork(em, new Date())
+      ).filter((subscription) => mine(subscription.tenant_id));
       first = false;
       const woken = await wakeWebhookDispatchers(temporal, subscriptions);
       if (woken > 0) options.log(`woke ${woken} webhook dispatcher(s)`);

@@ -1,13 +1,9 @@
 // The HTTP harness every API test file shares: a test backend (real PostgreSQL, Temporal, broker,
-// simulated fleet) behind the real express app on a free port, validating every response against the
+// simulated fleet) behind the API process's startApi on a free port, validating every response against the
 // OpenAPI documents, with small helpers to call it and to check catalogue errors.
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import type { Express } from 'express';
-import { listen } from '../../api/http-server.js';
 import { startTestBackend, testLogLevel, type TestBackend } from './stack.js';
-import { createLogger } from '../../platform/logger.js';
-import { createApp } from '../../composition/app.js';
+import { startApi } from '../../composition/api-server.js';
+import type { Express } from 'express';
 
 export interface Reply {
   status: number;
@@ -24,6 +20,7 @@ export interface CallOptions {
 
 export interface HttpStack {
   backend: TestBackend;
+  /** The API's express application. */
   app: Express;
   baseUrl: string;
   /** One request; the body is parsed when there is one. */
@@ -37,28 +34,27 @@ export interface HttpStack {
   stop(): Promise<void>;
 }
 
-export const testJwtSecret = 'test-secret-for-the-api-suite';
+export const testJwtSecret = 'test-secret-for-the-api-suite-of-fleetflow';
 
 /** Starts a test backend and the API in front of it. */
 export async function startHttpStack(
   options: Parameters<typeof startTestBackend>[0] & { tokenTtlSeconds?: number } = {},
 ): Promise<HttpStack> {
   const backend = await startTestBackend(options);
-  const app = createApp({
-    orm: backend.orm,
-    temporal: backend.client,
-    taskQueue: backend.taskQueue,
-    paymentGateways: backend.paymentGateways,
-    jwtSecret: testJwtSecret,
-    tokenTtlSeconds: options.tokenTtlSeconds ?? 600,
-    readinessChecks: {
-      database: async () => void (await backend.orm.em.getConnection().execute('select 1')),
+  // The API process of `npm run api`, from the backend's environment plus what a deployment sets.
+  const api = await startApi(
+    {
+      ...backend.processEnv,
+      JWT_SECRET: testJwtSecret,
+      TOKEN_TTL_SECONDS: String(options.tokenTtlSeconds ?? 600),
+      API_PORT: '0',
+      API_HOST: '127.0.0.1',
+      API_VALIDATE_RESPONSES: 'true',
+      LOG_LEVEL: testLogLevel,
     },
-    validateResponses: true,
-    logger: createLogger('api', { level: testLogLevel }),
-  });
-  const server: Server = await listen(app, 0, '127.0.0.1');
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    backend.testEnv ? { client: backend.testEnv.client, connection: backend.testEnv.connection } : undefined,
+  );
+  const baseUrl = api.url;
 
   async function call(method: string, path: string, options: CallOptions = {}): Promise<Reply> {
     const headers: Record<string, string> = { ...options.headers };
@@ -93,14 +89,14 @@ export async function startHttpStack(
 
   return {
     backend,
-    app,
+    app: api.app,
     baseUrl,
     call,
     token,
     back: (path) => `/v1/${backend.seed.tenant}/back${path}`,
     front: (path) => `/v1/${backend.seed.tenant}/front${path}`,
     async stop() {
-      await new Promise((resolve) => server.close(resolve));
+      await api.close();
       await backend.stop();
     },
   };

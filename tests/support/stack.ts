@@ -1,8 +1,11 @@
-// Test harness: real PostgreSQL, broker and Temporal (from global-setup) plus an in-process worker,
-// telemetry and docking ingestors and vehicle simulator for one freshly seeded tenant.
+// Test harness: real PostgreSQL, broker and Temporal (from global-setup) plus, in-process, the worker
+// process's services (startWorker) and the vehicle simulator (startSimulator) for one freshly seeded tenant.
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import proto from '@temporalio/proto';
 import { searchAttributeDefinitions } from '../../workflows/search-attributes.js';
@@ -11,17 +14,14 @@ import { tenantEm, type MikroORM } from '../../db/orm.js';
 import { type SeededTenant } from '../../db/seed.js';
 import { simulatorFleet } from '../../db/fleet.js';
 import { Vehicle } from '../../db/entities/Vehicle.js';
-import { connectMqtt, VehicleCommandClient } from '../../devices/command-client.js';
+import { connectMqtt } from '../../devices/command-client.js';
 import { startEmbeddedBroker } from '../../platform/embedded-broker.js';
-import { FleetSimulator } from '../../devices/simulator.js';
-import { TelemetryIngestor } from '../../workers/telemetry-ingestor.js';
-import { DockingIngestor } from '../../workers/docking-ingestor.js';
-import { createWorkerObservability } from '../../workers/observability.js';
-import { createLogger } from '../../platform/logger.js';
-import { Registry } from 'prom-client';
+import type { FleetSimulator } from '../../devices/simulator.js';
+import type { DockingIngestor } from '../../workers/docking-ingestor.js';
+import { startSimulator } from '../../devices/simulator-main.js';
 import { connectOrm } from '../../composition/orm.js';
 import { seedTenant } from '../../composition/seed.js';
-import { createFleetflowWorker } from '../../composition/worker.js';
+import { startWorker } from '../../composition/worker-main.js';
 import { paymentGatewaysFor } from '../../composition/payment-gateways.js';
 import { loadConfig } from '../../platform/config.js';
 import type { PaymentGateways } from '../../platform/payment-gateway/port.js';
@@ -44,6 +44,8 @@ export interface TestBackend {
   dockingIngestor: DockingIngestor;
   /** Present with the time-skipping environment. */
   testEnv?: TestWorkflowEnvironment;
+  /** The environment the worker and the simulator were started from (the API's comes from it too). */
+  processEnv: NodeJS.ProcessEnv;
   stop(): Promise<void>;
 }
 
@@ -96,7 +98,11 @@ async function waitForFleetOnline(orm: MikroORM, tenant: string, count: number):
   throw new Error(`fleet of ${tenant} did not come online`);
 }
 
-/** Seeds a tenant and runs worker, ingestor and simulator against the real infrastructure. */
+/**
+ * Seeds a tenant and runs the worker process's services and the simulator against the real
+ * infrastructure, built by the functions `npm run worker` and `npm run simulator` run (startWorker,
+ * startSimulator) from an environment: the suite's, with this backend's broker, task queue and tenant.
+ */
 export async function startTestBackend(
   options: {
     timeSkipping?: boolean;
@@ -110,64 +116,47 @@ export async function startTestBackend(
   const seed = await seedTenant(orm.em, options.tenant ?? uniqueTenant('t'), 'Test Mobility');
   const broker = await startEmbeddedBroker({ port: 0 });
   const mqtt = await connectMqtt(broker.url, `test-backend-${randomBytes(4).toString('hex')}`);
-  const vehicleCommands = new VehicleCommandClient(mqtt);
-  const ingestor = new TelemetryIngestor(orm, mqtt, {
-    flushIntervalMs: 50,
-    vehicleCommands,
-    log: (m) => {
-      if (process.env.LOG_LEVEL) console.error(m);
-    },
-  });
-  await ingestor.start();
-  const dockingIngestor = new DockingIngestor(orm, mqtt, { log: () => undefined });
-  await dockingIngestor.start();
+  const taskQueue = `test-${seed.tenant}`;
   const fleet = await simulatorFleet(tenantEm(orm, seed.tenant));
-  const simulator = new FleetSimulator({
-    mqttUrl: broker.url,
-    tenant: seed.tenant,
-    vehicles: fleet,
-    telemetryIntervalMs: 60_000,
-    connectionMode: 'shared',
-  });
-  await simulator.start();
-  await waitForFleetOnline(orm, seed.tenant, fleet.length);
+  const fleetDir = await fs.mkdtemp(path.join(os.tmpdir(), 'fleetflow-fleet-'));
+  const fleetFile = path.join(fleetDir, 'simulator-fleet.json');
+  await fs.writeFile(fleetFile, JSON.stringify(fleet));
+  // What a deployment of one tenant's worker would set; everything else is the suite's environment.
+  const processEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    MQTT_URL: broker.url,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    WORKER_STARTER_TENANTS: seed.tenant,
+    WORKER_METRICS_PORT: '0',
+    VEHICLE_COMMAND_TIMEOUT_MS: String(options.commandTimeoutMs ?? 1500),
+    SANDBOX_GATEWAY_TIMEOUT_MS: String(options.sandboxGatewayTimeoutMs ?? 3000),
+    LOG_LEVEL: testLogLevel,
+    SIMULATOR_TENANT: seed.tenant,
+    SIMULATOR_FLEET_FILE: fleetFile,
+    SIMULATOR_TELEMETRY_INTERVAL_MS: '60000',
+  };
 
   let testEnv: TestWorkflowEnvironment | undefined;
-  let connection: NativeConnection;
   let client: Client;
   let clientConnection: Connection | undefined;
   if (options.timeSkipping) {
     testEnv = await TestWorkflowEnvironment.createTimeSkipping({
       server: { executable: { type: 'existing-path', path: env('TEMPORAL_TEST_SERVER_PATH') } },
     });
-    connection = testEnv.nativeConnection;
     client = testEnv.client;
     await registerSearchAttributes(testEnv.connection);
   } else {
-    connection = await NativeConnection.connect({ address: env('TEMPORAL_ADDRESS') });
     clientConnection = await Connection.connect({ address: env('TEMPORAL_ADDRESS') });
     client = new Client({ connection: clientConnection, namespace: 'default' });
   }
-  const taskQueue = `test-${seed.tenant}`;
-  const paymentGateways = paymentGatewaysFor(orm, {
-    ...loadConfig(),
-    sandboxGatewayTimeoutMs: options.sandboxGatewayTimeoutMs ?? 3000,
-  });
-  const worker: Worker = await createFleetflowWorker({
-    connection,
-    namespace: 'default',
-    taskQueue,
-    orm,
-    vehicleCommands,
-    vehicleCommandTimeoutMs: options.commandTimeoutMs ?? 1500,
-    paymentGateways,
-    temporal: { client, taskQueue },
-    observability: createWorkerObservability({
-      registry: new Registry(),
-      logger: createLogger('worker', { level: process.env.LOG_LEVEL ? testLogLevel : 'error' }),
-    }),
-  });
-  const running = worker.run();
+  const paymentGateways = paymentGatewaysFor(orm, loadConfig(processEnv));
+  // The time-skipping environment is the one double: a clock the worker's connection runs on.
+  const worker = await startWorker(
+    processEnv,
+    testEnv ? { connection: testEnv.nativeConnection, client: testEnv.client } : undefined,
+  );
+  const simulator = await startSimulator(processEnv);
+  await waitForFleetOnline(orm, seed.tenant, fleet.length);
   return {
     orm,
     seed,
@@ -177,23 +166,18 @@ export async function startTestBackend(
     simulator,
     mqtt,
     mqttUrl: broker.url,
-    dockingIngestor,
+    processEnv,
+    dockingIngestor: worker.dockingIngestor,
     testEnv,
     async stop() {
-      worker.shutdown();
-      await running;
+      await worker.stop();
       await simulator.stop();
-      await ingestor.stop();
-      await dockingIngestor.stop();
-      vehicleCommands.close();
       await mqtt.endAsync();
       await broker.stop();
       if (testEnv) await testEnv.teardown();
-      else {
-        await clientConnection?.close();
-        await connection.close();
-      }
+      else await clientConnection?.close();
       await orm.close();
+      await fs.rm(fleetDir, { recursive: true, force: true });
     },
   };
 }
