@@ -33,7 +33,9 @@ import { demoOperatorClient } from '../db/seed/access.js';
  * adds the coverage phase (boundary values, missing parts, wrong types and media types for every
  * operation) and repeats fuzzing and stateful calls until its time is spent, with a fresh seed.
  */
-const FUZZ_SECONDS = process.env.FLEETFLOW_FUZZ_SECONDS ? Number(process.env.FLEETFLOW_FUZZ_SECONDS) : undefined;
+const FUZZ_SECONDS = process.env.FLEETFLOW_FUZZ_SECONDS
+  ? Number(process.env.FLEETFLOW_FUZZ_SECONDS)
+  : undefined;
 /** Fuzzing-phase cases per operation (and stateful scenarios) of the fixed run; FLEETFLOW_FUZZ_EXAMPLES. */
 const FUZZ_EXAMPLES = Number(process.env.FLEETFLOW_FUZZ_EXAMPLES ?? 3);
 /** The seed of the fixed run (`st run --seed`): the report's reproductions replay it. */
