@@ -113,6 +113,23 @@ async function book(
   return { handle, bookingId, startMs, endMs };
 }
 
+/** The first whole half hour at least `atLeast` minutes ahead whose next two hours are 07:00–21:00 in Berlin. */
+async function minutesUntilBerlinDaytime(atLeast: number): Promise<number> {
+  const now = await workflowNow();
+  const berlinHour = (ms: number) =>
+    Number(
+      new Intl.DateTimeFormat('en-GB', {
+        timeZone: 'Europe/Berlin',
+        hour: '2-digit',
+        hourCycle: 'h23',
+      }).format(new Date(ms)),
+    );
+  for (let minutes = atLeast; ; minutes += 30) {
+    const start = now + minutes * MINUTE;
+    if (berlinHour(start) >= 7 && berlinHour(start + 120 * MINUTE) <= 21) return minutes;
+  }
+}
+
 async function carCategory(): Promise<number> {
   const vehicle = await em().findOneOrFail(Vehicle, { branch: backend.seed.bookingStationIds[0] });
   return vehicle.category.id;
@@ -179,7 +196,10 @@ test('a vehicle is delivered automatically before the start; a no-show expires w
 
 test('a booking no vehicle can be delivered to is ABORTED when the pickup window closes', async () => {
   const station = backend.seed.bookingStationIds[1];
-  const { handle, bookingId } = await book({ startInMinutes: 300, durationMinutes: 60, branchId: station });
+  // The second station opens 06:00–23:00 in Berlin: the pickup and the return fall inside that, whatever the
+  // (skipped) clock reads when this test runs.
+  const startInMinutes = await minutesUntilBerlinDaytime(300);
+  const { handle, bookingId } = await book({ startInMinutes, durationMinutes: 60, branchId: station });
   // The station's only car leaves the fleet for good before the automatic delivery.
   const manager = em();
   const car = await manager.findOneOrFail(Vehicle, { branch: station });

@@ -168,13 +168,29 @@ describe('GET /vehicles/{id}/details', () => {
     });
     expect(rental.status).toBe(201);
     try {
-      const details = await call('GET', stack.back(`/vehicles/${vehicle!.id}/details`), { token: operator });
-      expect(details.status).toBe(200);
-      const plain = await call('GET', stack.back(`/vehicles/${vehicle!.id}`), { token: operator });
-      expect(details.body).toMatchObject(plain.body);
-      expect(details.body.module).toMatchObject({ vehicleId: vehicle!.id, state: 'ASSIGNED' });
+      // The simulator keeps reporting: compare a details read with the plain reads around it once no
+      // telemetry landed in between (the vehicle's position, levels and lastSeenAt move with every report).
+      const read = async () => {
+        const plain = await call('GET', stack.back(`/vehicles/${vehicle!.id}`), { token: operator });
+        const telemetry = await call('GET', stack.back(`/vehicles/${vehicle!.id}/telemetry?size=1`), {
+          token: operator,
+        });
+        return { plain: plain.body, telemetry: telemetry.body[0] };
+      };
+      let details: Awaited<ReturnType<typeof call>> | undefined;
+      let around: Awaited<ReturnType<typeof read>> | undefined;
+      for (let tries = 0; tries < 50 && !around; tries++) {
+        const before = await read();
+        details = await call('GET', stack.back(`/vehicles/${vehicle!.id}/details`), { token: operator });
+        const after = await read();
+        if (JSON.stringify(before) === JSON.stringify(after)) around = after;
+      }
+      expect(details!.status).toBe(200);
+      expect(around).toBeDefined();
+      expect(details!.body).toMatchObject(around!.plain);
+      expect(details!.body.module).toMatchObject({ vehicleId: vehicle!.id, state: 'ASSIGNED' });
       const category = await em().findOneOrFail(Vehicle, vehicle!.id, { populate: ['category'] });
-      expect(details.body.category).toEqual({
+      expect(details!.body.category).toEqual({
         id: category.category.id,
         name: category.category.name,
         parentId: category.category.parent?.id ?? null,
@@ -185,15 +201,12 @@ describe('GET /vehicles/{id}/details', () => {
         state: { $in: [...openDamageStates] },
       });
       expect(openDamages).toBeGreaterThan(0);
-      expect(details.body.openDamagesCount).toBe(openDamages);
-      expect(details.body.openTasksCount).toBe(
+      expect(details!.body.openDamagesCount).toBe(openDamages);
+      expect(details!.body.openTasksCount).toBe(
         await em().count(Task, { vehicleId: vehicle!.id, taskState: { $ne: 'COMPLETED' } }),
       );
-      expect(details.body.currentRentalId).toBe(rental.body.id);
-      const telemetry = await call('GET', stack.back(`/vehicles/${vehicle!.id}/telemetry?size=1`), {
-        token: operator,
-      });
-      expect(details.body.lastTelemetry).toEqual(telemetry.body[0]);
+      expect(details!.body.currentRentalId).toBe(rental.body.id);
+      expect(details!.body.lastTelemetry).toEqual(around!.telemetry);
     } finally {
       await call('DELETE', stack.back(`/rentals/${rental.body.id}`), { token: operator });
     }

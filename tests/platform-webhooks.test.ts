@@ -108,10 +108,12 @@ beforeAll(async () => {
     rival: { prefix: 'rivalhook', name: 'Rival Hooks' },
     signInDemoCustomer: true,
   });
+  // The worker's own starter wakes this tenant's dispatchers (it runs for this tenant only, as a
+  // deployment's WORKER_STARTER_TENANTS says); the rival tenant's worker would run one for the rival.
   starter = runWebhookDispatchStarter(
     session.backend.orm,
     { client: session.backend.client, taskQueue: session.backend.taskQueue },
-    { intervalMs: 60 * 60_000, log: () => undefined },
+    { intervalMs: 60 * 60_000, tenants: [session.rival.tenant], log: () => undefined },
   );
   await starter.ready;
   const setup = em();

@@ -81,6 +81,9 @@ async function temporalProxy(target: string): Promise<TemporalProxy> {
   };
 }
 
+/** The application name of this suite's worker processes' PostgreSQL sessions. */
+const workerAppName = () => `fleetflow-recovery-${seed.tenant}`;
+
 /** Starts `composition/worker-main.ts` as its own process and resolves once it polls the task queue. */
 async function startWorkerProcess(temporalAddress: string): Promise<ChildProcess> {
   return startWorkerProcessOf(
@@ -89,6 +92,9 @@ async function startWorkerProcess(temporalAddress: string): Promise<ChildProcess
       TEMPORAL_TASK_QUEUE: taskQueue,
       // Its starters pick up this suite's tenant only, not the tenants of suites running beside it.
       WORKER_STARTER_TENANTS: seed.tenant,
+      // Names its PostgreSQL sessions, so the lock waits counted are this worker's, not those of the suites
+      // running beside it (they write events too, and wait on the held event table as well).
+      PGAPPNAME: workerAppName(),
     },
     workers,
   );
@@ -98,7 +104,7 @@ const kill = killWorkerProcess;
 
 /** Polls until `probe` answers something truthy. */
 async function eventually<T>(probe: () => Promise<T | undefined | null | false>, what: string): Promise<T> {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 90_000;
   for (;;) {
     const value = await probe();
     if (value) return value;
@@ -114,8 +120,9 @@ const waitingOn = async (prefix: string) =>
   Number(
     (
       await sql<{ n: string }>(
-        `select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and query like ?`,
-        [`${prefix}%`],
+        `select count(*) as n from pg_stat_activity
+          where wait_event_type = 'Lock' and query like ? and application_name = ?`,
+        [`${prefix}%`, workerAppName()],
       )
     )[0]!.n,
   );

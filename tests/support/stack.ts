@@ -89,7 +89,8 @@ async function registerSearchAttributes(connection: Connection): Promise<void> {
 
 /** Waits until the simulator's vehicles reported online through the broker and the ingestor. */
 async function waitForFleetOnline(orm: MikroORM, tenant: string, count: number): Promise<void> {
-  const deadline = Date.now() + 15_000;
+  // Generous: a loaded machine (three suites starting at once) takes a while to connect the whole fleet.
+  const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
     const online = await tenantEm(orm, tenant).count(Vehicle, { offline: false });
     if (online >= count) return;
