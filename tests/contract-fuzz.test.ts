@@ -4,25 +4,20 @@
 // tests/support/schemathesis.toml. A failure prints schemathesis's report with curl reproductions.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { listen } from '../api/http-server.js';
 import { Customer } from '../db/entities/Customer.js';
+import { PaymentSource } from '../db/entities/PaymentSource.js';
 import { Setting } from '../db/entities/Setting.js';
 import { rateLimitBounds, rateLimitSettingKey } from '../domain/rate-limits.js';
 import { Tenant } from '../db/entities/Tenant.js';
 import { Vehicle } from '../db/entities/Vehicle.js';
 import { tenantEm } from '../db/orm.js';
 import { demoCustomer } from '../db/seed/customers.js';
-import { NodemailerSender } from '../platform/mail.js';
-import { OutboxSmsSender } from '../platform/sms.js';
 import { loadConfig, repoRoot } from '../platform/config.js';
-import { createLogger } from '../platform/logger.js';
 import { ensureSchemathesis } from '../platform/schemathesis.js';
 import { startTestBackend, type TestBackend } from './support/stack.js';
-import { createApp } from '../composition/app.js';
+import { startApi, type RunningApi } from '../composition/api-server.js';
 import { demoOperatorClient } from '../db/seed/access.js';
 
 /**
@@ -36,8 +31,12 @@ import { demoOperatorClient } from '../db/seed/access.js';
 const FUZZ_SECONDS = process.env.FLEETFLOW_FUZZ_SECONDS
   ? Number(process.env.FLEETFLOW_FUZZ_SECONDS)
   : undefined;
-/** Fuzzing-phase cases per operation (and stateful scenarios) of the fixed run; FLEETFLOW_FUZZ_EXAMPLES. */
-const FUZZ_EXAMPLES = Number(process.env.FLEETFLOW_FUZZ_EXAMPLES ?? 3);
+/** Fuzzing-phase cases per operation of the fixed run; FLEETFLOW_FUZZ_EXAMPLES. */
+const FUZZ_EXAMPLES = Number(process.env.FLEETFLOW_FUZZ_EXAMPLES ?? 1);
+/** Scenarios of the fixed run's call sequences (each up to max-steps calls); FLEETFLOW_FUZZ_SCENARIOS. */
+const FUZZ_SCENARIOS = Number(process.env.FLEETFLOW_FUZZ_SCENARIOS ?? 8);
+/** Customers (each with a card) and free vehicles the call sequences create their rentals with. */
+const RENTAL_FIXTURES = 4;
 /** The seed of the fixed run (`st run --seed`): the report's reproductions replay it. */
 const FUZZ_SEED = Number(process.env.FLEETFLOW_FUZZ_SEED ?? 20261204);
 /**
@@ -78,6 +77,13 @@ interface FuzzRun {
   filter: string[];
   /** Whether the stateful phase must have followed links (the shard holds the rentals). */
   expectsLinks: boolean;
+  /**
+   * The rental call sequences: adminAddRental's body names only the rental fixtures (customers with a
+   * card, free vehicles), so scenarios start from rentals that exist rather than from refusals; schema-valid
+   * data only. It runs alone, before the others, so what they fuzz (settings, vehicles) does not change
+   * what it finds.
+   */
+  rentalSequences?: true;
   /** Checks this run leaves out, besides use_after_free (see the runs). */
   excludeChecks: string[];
 }
@@ -107,11 +113,19 @@ const FUZZ_RUNS: readonly FuzzRun[] = [
     excludeChecks: ['ensure_resource_availability'],
   },
   {
-    name: 'operator API call sequences: rentals, bookings, pricing and the rest of the first shard',
+    name: 'operator API call sequences: a rental created, read, operated on, routed, cancelled, its events',
     document: 'back',
-    filter: ['--exclude-path-regex', SECOND_SHARD],
+    filter: [
+      'adminAddRental',
+      'getRental',
+      'rentalOperation',
+      'cancelReservation',
+      'rentalRoute',
+      'entityEvents',
+    ].flatMap((operationId) => ['--include-operation-id', operationId]),
     phases: 'stateful',
     expectsLinks: true,
+    rentalSequences: true,
     excludeChecks: ['ensure_resource_availability'],
     seconds: 150,
   },
@@ -141,32 +155,13 @@ const FUZZ_RUNS: readonly FuzzRun[] = [
 const configTemplate = path.join(repoRoot, 'tests', 'support', 'schemathesis.toml');
 
 let backend: TestBackend;
-let server: Server;
+let api: RunningApi;
 let baseUrl: string;
+/** The rental fixtures: customer and vehicle ids. */
+const fixtures = { customerIds: [] as number[], vehicleIds: [] as number[] };
 let st: string;
 let workDir: string;
 const tokens: Record<FuzzRun['document'], string> = { back: '', front: '', maintenance: '' };
-/** Faults the API logged (500 with code 0099), shown next to a failing report. */
-const serverFaults: string[] = [];
-
-/** A line of the API's JSON log: keeps the error handler's fault entries, not the request lines. */
-function collectFault(line: string): void {
-  let entry: {
-    msg?: string;
-    traceId?: string;
-    statusCode?: number;
-    err?: { type?: string; message?: string };
-  };
-  try {
-    entry = JSON.parse(line) as typeof entry;
-  } catch {
-    return;
-  }
-  if (entry.statusCode !== undefined || !entry.msg) return;
-  const error = entry.err ? `: ${entry.err.type ?? 'Error'}: ${entry.err.message ?? ''}` : '';
-  serverFaults.push(`[${entry.traceId ?? '?'}] ${entry.msg}${error}`);
-}
-
 async function issueToken(
   client: { clientId: string; clientSecret: string },
   scope: string,
@@ -300,6 +295,26 @@ function dropLinkParameters(node: unknown, names: Set<string>): void {
   for (const value of Object.values(object)) dropLinkParameters(value, names);
 }
 
+/**
+ * adminAddRental's body for the call sequences: one of the fixture customers and one of the fixture
+ * vehicles (by id), optionally started at once; the rest of the document is the served one.
+ */
+function narrowToRentalFixtures(document: Json): void {
+  const schemas = (document.components as Json | undefined)?.schemas as Json | undefined;
+  if (!schemas?.AdminAddRental)
+    throw new Error('the operator document has no AdminAddRental schema: adapt narrowToRentalFixtures');
+  schemas.AdminAddRental = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['guserId', 'vehicleId'],
+    properties: {
+      guserId: { type: 'integer', enum: fixtures.customerIds },
+      vehicleId: { type: 'integer', enum: fixtures.vehicleIds },
+      startImmediately: { type: 'boolean' },
+    },
+  };
+}
+
 /** The operations the configuration singles out (one-line or multi-line lists) must still exist in a document. */
 async function expectConfiguredOperations(): Promise<void> {
   const template = await fs.readFile(configTemplate, 'utf8');
@@ -317,24 +332,6 @@ async function expectConfiguredOperations(): Promise<void> {
     throw new Error(
       `tests/support/schemathesis.toml configures operations neither document has: ${missing.join(', ')}`,
     );
-}
-
-/** Distinct faults (same request path and error), with how often each occurred. */
-function distinctFaults(faults: string[]): string[] {
-  const seen = new Map<string, { example: string; count: number }>();
-  for (const fault of faults) {
-    // "[traceId] GET /path?query failed: Error: message", keyed without trace id, query and numeric ids
-    const key = fault
-      .replace(/^\[\S+\] /, '')
-      .replace(/\?\S*/, '')
-      .replace(/\/\d+(?=[/\s])/g, '/{id}');
-    const entry = seen.get(key);
-    if (entry) entry.count += 1;
-    else seen.set(key, { example: fault, count: 1 });
-  }
-  return [...seen.values()].map(({ example, count }) =>
-    count > 1 ? `${example}\n  (${count} times)` : example,
-  );
 }
 
 /** Runs `st run` against one document; resolves with the exit code and the combined output. */
@@ -376,11 +373,11 @@ async function fuzz(run: FuzzRun): Promise<void> {
   const response = await fetch(`${baseUrl}/openapi/${documentName}.json`);
   expect(response.status).toBe(200);
   const document = pinTenant((await response.json()) as Json, backend.seed.tenant);
+  if (run.rentalSequences) narrowToRentalFixtures(document);
   const runDir = await fs.mkdtemp(path.join(workDir, `${documentName}-`));
   const schemaFile = path.join(runDir, `${documentName}.json`);
   await fs.writeFile(schemaFile, JSON.stringify(document, null, 2));
   const config = await writeConfig(runDir);
-  const faultsBefore = serverFaults.length;
   const started = Date.now();
   // Every check but use_after_free: the API's only DELETE cancels a reservation, which stays readable
   // as CANCELLED, as the spec says (see [checks.use_after_free] in the settings).
@@ -395,7 +392,10 @@ async function fuzz(run: FuzzRun): Promise<void> {
         .join(',');
   const budget = FUZZ_SECONDS
     ? ['--max-time', String(Math.min(run.seconds ?? FUZZ_SECONDS, FUZZ_SECONDS))]
-    : ['--max-examples', String(FUZZ_EXAMPLES), '--seed', String(FUZZ_SEED)];
+    : [
+        ...['--max-examples', String(run.rentalSequences ? FUZZ_SCENARIOS : FUZZ_EXAMPLES)],
+        ...['--seed', String(FUZZ_SEED), '--generation-deterministic'],
+      ];
   const { code, output } = await runSchemathesis(
     [
       ...['--config-file', config, 'run', schemaFile, '--url', baseUrl],
@@ -403,6 +403,7 @@ async function fuzz(run: FuzzRun): Promise<void> {
       ...checks,
       ...budget,
       ...(phases ? ['--phases', phases] : []),
+      ...(run.rentalSequences ? ['--mode', 'positive'] : []),
       '--no-color',
     ],
     tokens[documentName],
@@ -430,18 +431,14 @@ async function fuzz(run: FuzzRun): Promise<void> {
     );
   }
   if (code !== 0) {
-    // The other runs go on meanwhile: their faults are listed too.
-    const faults = distinctFaults(serverFaults.slice(faultsBefore));
+    // The API's log (its faults: 500 with code 0099, error level only) is in the suite's output.
     const verdict = /^=+ FAILURES =+$/m.test(output)
       ? 'found contract violations in'
       : 'could not complete its run against';
     throw new Error(
       `schemathesis (${run.name}: exit code ${code}, ${seconds} s) ${verdict} /openapi/${documentName}.json ` +
         `(served at ${baseUrl}, tenant pinned to ${backend.seed.tenant}; the curl lines need ` +
-        `"Authorization: Bearer <token of scope ${documentName}>" instead of [Filtered]):\n\n${output}` +
-        (faults.length
-          ? `\n\nDistinct faults the API logged during the run (from any of the concurrent runs):\n${faults.join('\n')}`
-          : ''),
+        `"Authorization: Bearer <token of scope ${documentName}>" instead of [Filtered]):\n\n${output}`,
     );
   }
 }
@@ -475,24 +472,20 @@ beforeAll(async () => {
   });
   await em.flush();
   workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'fleetflow-fuzz-'));
-  const app = createApp({
+  // The API process of `npm run api`, from the backend's environment; only faults reach its log.
+  api = await startApi({
+    ...backend.processEnv,
+    JWT_SECRET: 'test-secret-for-the-contract-fuzz-suite',
+    TOKEN_TTL_SECONDS: '3600',
+    API_PORT: '0',
+    API_HOST: '127.0.0.1',
+    API_VALIDATE_RESPONSES: 'true',
+    LOG_LEVEL: 'error',
     // Codes the fuzzer asks for are kept in the throwaway directory, not in the repository's .data.
-    mail: new NodemailerSender({ outboxDir: path.join(workDir, 'mail'), from: 'fuzz@fleetflow.localhost' }),
-    sms: new OutboxSmsSender(path.join(workDir, 'sms')),
-    orm: backend.orm,
-    temporal: backend.client,
-    taskQueue: backend.taskQueue,
-    jwtSecret: 'test-secret-for-the-contract-fuzz-suite',
-    tokenTtlSeconds: 3600,
-    readinessChecks: {
-      database: async () => void (await backend.orm.em.getConnection().execute('select 1')),
-    },
-    validateResponses: true,
-    // Only faults reach the log (not one line per request), collected for the report.
-    logger: createLogger('api', { level: 'error', destination: { write: collectFault } }),
+    MAIL_OUTBOX_DIR: path.join(workDir, 'mail'),
+    SMS_OUTBOX_DIR: path.join(workDir, 'sms'),
   });
-  server = await listen(app, 0, '127.0.0.1');
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  baseUrl = api.url;
   tokens.back = await issueToken(demoOperatorClient, 'back');
   // The maintenance service takes the operators' tokens.
   tokens.maintenance = tokens.back;
@@ -500,16 +493,64 @@ beforeAll(async () => {
   // client token alone (0001), and every other app route accepts any front token.
   tokens.front = await customerToken();
   await expectConfiguredOperations();
-  for (const run of FUZZ_RUNS) {
-    const done = fuzz(run);
-    // Handled here so a run failing before its test awaits it is not an unhandled rejection.
-    done.catch(() => undefined);
-    runs.set(run.name, done);
-  }
+  await createRentalFixtures();
+  // The call sequences first and alone, then the other runs together.
+  const sequences = FUZZ_RUNS.filter((run) => run.rentalSequences);
+  const first = Promise.allSettled(sequences.map((run) => start(run, Promise.resolve())));
+  for (const run of FUZZ_RUNS) if (!run.rentalSequences) start(run, first);
 }, 600_000);
 
+/** Starts a run once `after` settled and files it under its name for its test. */
+function start(run: FuzzRun, after: Promise<unknown>): Promise<void> {
+  const done = after.then(() => fuzz(run));
+  // Handled here so a run failing before its test awaits it is not an unhandled rejection.
+  done.catch(() => undefined);
+  runs.set(run.name, done);
+  return done;
+}
+
+/** Customers with a card and free vehicles of the seeded branch, named by the call sequences' rentals. */
+async function createRentalFixtures(): Promise<void> {
+  const em = tenantEm(backend.orm, backend.seed.tenant);
+  const tenant = em.getReference(Tenant, backend.seed.tenant);
+  const seeded = await em.findOneOrFail(Customer, backend.seed.customerIds[0]!);
+  for (let index = 0; index < RENTAL_FIXTURES; index += 1) {
+    const customer = em.create(Customer, {
+      tenant,
+      email: `fuzz.renter.${index}@example.com`,
+      firstName: 'Fuzz',
+      lastName: `Renter ${index}`,
+      homeBusinessUnit: seeded.homeBusinessUnit,
+    });
+    em.create(PaymentSource, {
+      tenant,
+      customer,
+      businessUnit: seeded.homeBusinessUnit!,
+      type: 'CARD',
+      provider: 'test',
+      providerReference: `pm_fuzz_renter_${index}`,
+      label: 'Visa •••• 4242',
+    });
+    await em.flush();
+    fixtures.customerIds.push(customer.id);
+  }
+  const reply = await fetch(
+    `${baseUrl}/v1/${backend.seed.tenant}/back/vehicles?branchId=${backend.seed.branchId}&size=50`,
+    { headers: { authorization: `Bearer ${tokens.back}` } },
+  );
+  const vehicles = (await reply.json()) as { id: number; available: boolean }[];
+  fixtures.vehicleIds.push(
+    ...vehicles
+      .filter((vehicle) => vehicle.available)
+      .map((vehicle) => vehicle.id)
+      .slice(0, RENTAL_FIXTURES),
+  );
+  if (fixtures.vehicleIds.length === 0)
+    throw new Error(`no free vehicle in branch ${backend.seed.branchId} for the rental call sequences`);
+}
+
 afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
+  await api?.close();
   await backend?.stop();
   if (workDir) await fs.rm(workDir, { recursive: true, force: true });
 });
