@@ -1,6 +1,7 @@
-// Two projects: `unit`, the pure rules (no PostgreSQL, broker or Temporal: they run in seconds, `npm run
-// test:unit`), and `stack`, every other suite, against the real infrastructure the global setup starts.
-// A project's global setup runs only when one of its suites is selected.
+// Three projects: `unit`, the pure rules (no PostgreSQL, broker or Temporal: they run in seconds, `npm run
+// test:unit`), `stack`, every other suite, against the real infrastructure the global setup starts, and
+// `journeys`, user journeys over HTTP against the whole stack as `npm start` starts it (the suite starts
+// it itself: no global setup). A project's global setup runs only when one of its suites is selected.
 
 /** Suites that need no global setup; every other suite is a stack suite. */
 const unitSuites = [
@@ -47,9 +48,18 @@ export default {
       ...shared,
       displayName: 'stack',
       testMatch: ['<rootDir>/tests/**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', ...unitSuites.map((name) => `/tests/${name}\\.test\\.ts$`)],
+      testPathIgnorePatterns: [
+        '/node_modules/',
+        ...unitSuites.map((name) => `/tests/${name}\\.test\\.ts$`),
+        '/tests/journeys\\.test\\.ts$',
+      ],
       globalSetup: '<rootDir>/tests/support/global-setup.mjs',
       globalTeardown: '<rootDir>/tests/support/global-teardown.mjs',
+    },
+    {
+      ...shared,
+      displayName: 'journeys',
+      testMatch: ['<rootDir>/tests/journeys.test.ts'],
     },
   ],
 };

@@ -23,7 +23,7 @@ import { demoCustomer } from '../db/seed/customers.js';
 import { connectOrm } from '../composition/orm.js';
 import { seedDemoTenant } from '../composition/seed.js';
 import { searchAttributeDefinitions } from '../workflows/search-attributes.js';
-import { demoAppClient, demoOperatorClient } from '../db/seed/access.js';
+import { demoAdministratorClient, demoAppClient, demoOperatorClient } from '../db/seed/access.js';
 import { DEMO_BRANCH_CODE } from '../db/seed/organisation.js';
 import { demoFeedSystemId } from '../db/seed/feeds.js';
 import { demoMdsAgency } from '../db/seed/mds.js';
@@ -218,6 +218,7 @@ fleetflow is running (Ctrl-C stops everything)
   Metrics        ${base}/metrics (API)   http://localhost:${workerMetricsPort()}/metrics (worker)
   MQTT broker    ${infra.mqttUrl}
   Demo operator  client_id=${demoOperatorClient.clientId} client_secret=${demoOperatorClient.clientSecret}
+  Demo admin     client_id=${demoAdministratorClient.clientId} client_secret=${demoAdministratorClient.clientSecret}
   Demo app       client_id=${demoAppClient.clientId} client_secret=${demoAppClient.clientSecret}
   Demo customer  ${demoCustomer.email} / ${demoCustomer.password}  (POST ${base}/v1/${DEMO_TENANT}/auth/customer/sign-in)
   Object store   ${infra.s3.endpoint} bucket ${infra.s3.bucket}${config.s3Endpoint ? '' : ` (versitygw, objects in ${path.join(config.dataDir, 'objects')})`}
