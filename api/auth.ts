@@ -70,11 +70,20 @@ export class TokenService {
         audience: AUDIENCE,
         algorithms: ['HS256'],
       });
+      // What this API issues expires, and lives no longer than its token lifetime: a token without `exp` or
+      // `iat`, or one meant to live longer, was not issued here (a leaked key's forgery, or a bug).
+      if (
+        typeof payload.exp !== 'number' ||
+        typeof payload.iat !== 'number' ||
+        payload.exp - payload.iat > this.ttlSeconds + LIFETIME_TOLERANCE_SECONDS
+      )
+        throw new DomainError(
+          'AUTH005',
+          'the token has no expiry, or a lifetime beyond what this API issues',
+        );
       const principal = principalOf(payload);
-      if (typeof payload.exp === 'number') {
-        if (this.verified.size >= VERIFIED_TOKENS_KEPT) this.verified.clear();
-        this.verified.set(token, { principal: { ...principal }, expiresAt: payload.exp });
-      }
+      if (this.verified.size >= VERIFIED_TOKENS_KEPT) this.verified.clear();
+      this.verified.set(token, { principal: { ...principal }, expiresAt: payload.exp });
       return principal;
     } catch (error) {
       if (error instanceof DomainError) throw error;
@@ -85,6 +94,8 @@ export class TokenService {
   }
 }
 
+/** Seconds a token's lifetime (`exp - iat`) may exceed the configured one (both are whole seconds). */
+const LIFETIME_TOLERANCE_SECONDS = 5;
 const TENANT_CLAIM = /^[a-z0-9][a-z0-9-]{1,31}$/;
 /** A customer id as it is issued: a plain decimal integer in the range of the ids, nothing looser. */
 const CUSTOMER_SUBJECT = /^[1-9][0-9]{0,9}$/;

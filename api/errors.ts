@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { DeadlockException } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { ApplicationFailure, WorkflowUpdateFailedError, WorkflowNotFoundError } from '@temporalio/client';
@@ -59,6 +60,16 @@ function workflowFailureCode(error: unknown): DomainError | undefined {
   return undefined;
 }
 
+/**
+ * Whether PostgreSQL aborted the transaction because another one met it head-on: a deadlock (40P01) or a
+ * serialization failure (40001). Nothing of the aborted transaction was written.
+ */
+export function isTransactionConflict(error: unknown): boolean {
+  if (error instanceof DeadlockException) return true;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === '40P01' || code === '40001';
+}
+
 /** Everything a client can cause becomes a catalogue error; only real faults become 0099 (and are logged). */
 export function toDomainError(error: unknown, processes: readonly ProcessKind[] = []): DomainError {
   if (isDomainError(error)) return error;
@@ -72,13 +83,13 @@ export function toDomainError(error: unknown, processes: readonly ProcessKind[] 
       ? new DomainError(kind.notRunning, `the ${kind.noun} is no longer running; re-read its state`)
       : new DomainError('0030', `process ${error.workflowId ?? ''} is no longer running; re-read its state`);
   }
+  if (isTransactionConflict(error))
+    return new DomainError('0031', 'a concurrent change to the same records conflicted; retry the request');
   const httpish = error as HttpishError;
   const status = httpish?.status ?? httpish?.statusCode;
   if (httpish?.type === 'entity.parse.failed') return new DomainError('AUTH001');
   if (status && statusCodes[status]) {
-    const detail = httpish.errors
-      ?.map((item) => `${item.path ?? ''} ${item.message ?? ''}`.trim())
-      .join('; ');
+    const detail = httpish.errors?.map(validationDetail).join('; ');
     return new DomainError(statusCodes[status] as ErrorCodeLike, detail || httpish.message);
   }
   return new DomainError('0099', 'unexpected internal error; quote the traceId when reporting it');
@@ -91,6 +102,18 @@ export interface ErrorHandlerOptions {
   processes?: readonly ProcessKind[];
   /** Answer an error code the serving route does not declare as a fault (tests keep the documents honest). */
   strictErrorCodes?: boolean;
+}
+
+/**
+ * One validation finding as the user reads it: where, then what. The validator points a missing property's
+ * path at the property itself, so its "must have required property 'x'" would name it twice.
+ */
+function validationDetail(item: { path?: string; message?: string }): string {
+  const path = item.path ?? '';
+  const message = item.message ?? '';
+  const missing = /^must have required property '([^']+)'$/.exec(message)?.[1];
+  if (missing !== undefined && path.endsWith(`/${missing}`)) return `${path} is required`;
+  return `${path} ${message}`.trim();
 }
 
 /** The single error handler: maps validator, workflow and domain errors to `{errorCode, userMessage, httpStatus, traceId}`. */

@@ -264,10 +264,11 @@ export async function recordRentalTransition(
       }
     }
   }
-  if (input.endCheck) {
+  if (input.endCheck)
     changes.overridden_end_requirements = input.endCheck.overridden.length ? input.endCheck.overridden : null;
-    changes.end_branch_id = input.endCheck.endBranchId;
-  }
+  // Every ended rental names where it ended: the compatible branch whose area took it, else its own.
+  if (state === 'ENDED' || state === 'ENDED_NO_MOVEMENT')
+    changes.end_branch_id = input.endCheck?.endBranchId ?? row.branch_id;
   changes.state = state;
   await updateTenantRow(em, 'rental', input.tenant, input.rentalId, changes, rentalJsonColumns);
   const rentalState = vehicleStateForRental(state, activeMode ?? undefined);

@@ -100,6 +100,7 @@ export const kernelErrors = defineErrorCodes(
     '0025': { code: '0025', meaning: 'request header fields too large', retryable: false, httpStatus: 431, source: 'project', when: 'headers exceed Node\'s 16 KiB limit (answered before routing)' },
     '0026': { code: '0026', meaning: 'malformed HTTP request', retryable: false, httpStatus: 400, source: 'project', when: 'Node\'s HTTP parser rejects the request (answered before routing)' },
     '0030': { code: '0030', meaning: 'the process of this entity is no longer running; re-read its state', retryable: false, httpStatus: 409, source: 'project', when: 'an update reached a finished workflow of a kind without its own code (rentals answer `R201`)' },
+    '0031': { code: '0031', meaning: 'a concurrent change to the same records conflicted; retry the request', retryable: true, httpStatus: 409, source: 'project', when: 'the database aborted the request\'s transaction (a deadlock or a serialization failure with another request) after the API\'s own retries' },
     '0099': { code: '0099', meaning: 'unexpected internal error', retryable: true, httpStatus: 500, source: 'project', when: 'unhandled exception; details only in logs under the traceId' },
   },
 );

@@ -30,16 +30,23 @@ afterAll(async () => {
   await session?.stop();
 });
 
-/** A token signed with the API's key whose claims the test chooses. */
-function forgedToken(claims: Record<string, unknown>, subject: string): Promise<string> {
-  return new SignJWT(claims)
+/**
+ * A token signed with the API's key whose claims the test chooses; its lifetime is the API's (10 minutes)
+ * unless `lifetime` says otherwise (`null`: no `exp`; `noIssuedAt`: no `iat`).
+ */
+function forgedToken(
+  claims: Record<string, unknown>,
+  subject: string,
+  lifetime: { expiresIn?: string | null; noIssuedAt?: boolean } = {},
+): Promise<string> {
+  const token = new SignJWT(claims)
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setIssuer('fleetflow')
     .setAudience('fleetflow-api')
-    .setSubject(subject)
-    .setIssuedAt()
-    .setExpirationTime('10m')
-    .sign(new TextEncoder().encode(testJwtSecret));
+    .setSubject(subject);
+  if (!lifetime.noIssuedAt) token.setIssuedAt();
+  if (lifetime.expiresIn !== null) token.setExpirationTime(lifetime.expiresIn ?? '10m');
+  return token.sign(new TextEncoder().encode(testJwtSecret));
 }
 
 describe('HEAD answers as GET does, without a body', () => {
@@ -212,6 +219,34 @@ describe('token claims are checked strictly before any use', () => {
       );
     const valid = await forgedToken(customerClaims(), anna);
     expect((await stack.call('GET', stack.front('/account'), { token: valid })).status).toBe(200);
+  });
+
+  test('a properly signed token without an expiry, without its issue time or living longer than the API issues is AUTH005', async () => {
+    const anna = String(stack.backend.seed.customerIds[0]);
+    for (const lifetime of [
+      { expiresIn: null },
+      { noIssuedAt: true },
+      { expiresIn: '1d' },
+      { expiresIn: '11m' },
+    ])
+      expectError(
+        await stack.call('GET', stack.front('/account'), {
+          token: await forgedToken(customerClaims(), anna, lifetime),
+        }),
+        401,
+        'AUTH005',
+      );
+  });
+});
+
+describe('validation messages', () => {
+  test('a missing property is named once: where, then that it is required', async () => {
+    const reply = await stack.call('PATCH', stack.back('/tasks/complete'), {
+      token: operatorToken,
+      body: {},
+    });
+    expectError(reply, 400, '0022');
+    expect(reply.body.userMessage).toBe('/body/taskIds is required');
   });
 });
 

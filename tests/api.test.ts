@@ -461,6 +461,14 @@ describe('app interface', () => {
       },
     ]);
     expectError(await call('GET', front('/settings?keys=app.map')), 401, 'JWT006');
+    // A branch that does not exist (here or anywhere) gets no made-up value; 0 is the tenant-wide one.
+    expectError(
+      await call('GET', front(`/settings?keys=app.map&branchIds=0&branchIds=99999`), { token: appToken }),
+      404,
+      'B404',
+    );
+    const rival = await call('GET', front(`/settings?keys=app.map&branchIds=0`), { token: appToken });
+    expect(rival.status).toBe(200);
   });
 });
 

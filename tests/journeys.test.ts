@@ -222,6 +222,18 @@ journey(
     await operated(anna, rental.id, 'START', 'ACTIVE');
     await operated(anna, rental.id, 'PARK', 'ACTIVE');
     await operated(anna, rental.id, 'DRIVE', 'ACTIVE');
+    // The open rental shows what the ride costs so far, marked as an estimate, in both interfaces.
+    const running = await api.call('GET', api.front(`/rentals/${rental.id}`), { token: anna });
+    expectStatus(running, 200);
+    expect(running.body).toMatchObject({
+      state: 'ACTIVE',
+      priceIsEstimate: true,
+      price: { total: expect.stringMatching(/^\d+\.\d{2}$/), currency: 'EUR' },
+      priceV4: { lines: expect.any(Array) },
+    });
+    const seen = await api.call('GET', api.back(`/rentals/${rental.id}`), { token: operator });
+    expectStatus(seen, 200);
+    expect(seen.body).toMatchObject({ priceIsEstimate: true, price: { currency: 'EUR' } });
     const ended = await operate(anna, rental.id, 'END');
     expectStatus(ended, 200);
     expect(endedStates).toContain(ended.body.state);
@@ -236,6 +248,9 @@ journey(
       state: ended.body.state,
       price: { total: expect.stringMatching(/^\d+\.\d{2}$/), currency: 'EUR' },
       invoiceId: expect.any(Number),
+      priceIsEstimate: false,
+      // Where it ended, also when it ended without moving (ENDED_NO_MOVEMENT).
+      endBranchId: branches[DEMO_BRANCH_CODE],
     });
     const invoiceId: number = read.body.invoiceId;
 

@@ -1,6 +1,7 @@
 // Platform rules: registration by domain, secrets, error mapping, and migrations against entities.
 import fs from 'node:fs';
 import path from 'node:path';
+import { DeadlockException } from '@mikro-orm/core';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { toDomainError } from '../api/errors.js';
 import { loadConfig, repoRoot } from '../platform/config.js';
@@ -78,6 +79,21 @@ describe('a workflow that no longer runs is reported as its own entity', () => {
       processKinds(),
     );
     expect({ code: other.code, status: other.httpStatus }).toEqual({ code: '0030', status: 409 });
+  });
+});
+
+describe("a transaction another request met head-on is the client's to retry, not a fault", () => {
+  test('a deadlock or a serialization failure answers 0031 (409), never 0099', () => {
+    const deadlock = Object.assign(new Error('deadlock detected'), { code: '40P01' });
+    for (const error of [
+      new DeadlockException(deadlock),
+      deadlock,
+      Object.assign(new Error('could not serialize access'), { code: '40001' }),
+    ]) {
+      const mapped = toDomainError(error);
+      expect({ code: mapped.code, status: mapped.httpStatus }).toEqual({ code: '0031', status: 409 });
+    }
+    expect(toDomainError(new Error('something else')).code).toBe('0099');
   });
 });
 

@@ -79,6 +79,13 @@ test('a worker killed while START waits for the vehicle: a new worker finishes t
   const first = await startWorkerProcess();
   const em = tenantEm(orm, seed.tenant);
   const vehicle = (await em.find(Vehicle, {}, { orderBy: { id: 'asc' }, limit: 1 }))[0]!;
+  // The new worker's ingestor records the vehicle online from its retained status; on a loaded machine
+  // that may come after the worker polls, and a reservation of an offline vehicle is refused.
+  for (const deadline = Date.now() + 90_000; ;) {
+    if (!(await tenantEm(orm, seed.tenant).findOneOrFail(Vehicle, vehicle.id)).offline) break;
+    if (Date.now() > deadline) throw new Error(`vehicle ${vehicle.code} did not come online`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   const rentalId = 900_001;
   const handle = await client.workflow.start<typeof rentalWorkflow>(
     RENTAL_WORKFLOW_TYPE,

@@ -244,7 +244,10 @@ test('a started rental that ends where it began, without distance, is ENDED_NO_M
   await operate(handle, 'START');
   backend.simulator.ride(String(input.vehicleId), 10); // below 50 m and 0.1 km
   expect((await operate(handle, 'END')).state).toBe('ENDED_NO_MOVEMENT');
-  expect((await rentalRow(input.rentalId)).state).toBe('ENDED_NO_MOVEMENT');
+  const row = await rentalRow(input.rentalId);
+  expect(row.state).toBe('ENDED_NO_MOVEMENT');
+  // It ended where it began: in its own branch, named like every ended rental's end branch.
+  expect(row.endBranch?.id).toBe(row.branch.id);
   expect((await vehicleOf(7)).rentalState).toBe('AVAILABLE');
 });
 

@@ -54,6 +54,8 @@ export function errorCodesOf(route: AnyRoute): ErrorCode[] {
   if ('permission' in route.access) codes.push('AUTH002', 'branchOf' in route.access ? 'B404' : 'B405');
   if ('customer' in route.access) codes.push('AUTH222');
   if (route.rateLimit) codes.push('RL101');
+  // A write can meet another request's transaction head-on (a deadlock the API retried in vain).
+  if (route.method !== 'get') codes.push('0031');
   return [...new Set([...codes, ...route.errors])];
 }
 

@@ -1,7 +1,11 @@
 // The rental representation, which both interfaces use: the `Rental` schema, its mapper and the rental of
 // the path (each interface then confines it: the operator by permission, the app to the caller's own).
 import { Type, type Static } from '@sinclair/typebox';
-import { rentalStates } from '../../domain/rental.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Rental } from '../../db/entities/Rental.js';
+import { priceRentalWithPhases } from '../../db/rental-billing.js';
+import { isDomainError } from '../../domain/errors.js';
+import { rentalStates, terminalRentalStates } from '../../domain/rental.js';
 import type { RouteContext } from '../kernel/route.js';
 import { component, DateTime, Id, Nullable, Position, StringEnum } from '../kernel/schemas.js';
 import { loadRental, type RentalRecord } from './rental-creation.js';
@@ -61,6 +65,10 @@ export const RentalSchema = component(
       price: Nullable(Price),
       priceV3: Nullable(PriceV3),
       priceV4: Nullable(PriceV4),
+      priceIsEstimate: Type.Boolean({
+        description:
+          'true when price, priceV3 and priceV4 are the running estimate of an open rental up to this answer (GET of one rental), from the pinned pricing version and the same engine as the final price; false when they are the final price, or null.',
+      }),
       userGroupId: Nullable(Id({ description: 'Business account of a business rental.' })),
       costCenterId: Nullable(Id()),
       reason: Nullable(Type.String()),
@@ -130,6 +138,7 @@ export function toRentalDto(rental: RentalRecord): Static<typeof RentalSchema> {
     price: rental.price ?? null,
     priceV3: rental.priceV3 ?? null,
     priceV4: rental.priceV4 ?? null,
+    priceIsEstimate: false,
     userGroupId: rental.userGroup?.id ?? null,
     costCenterId: rental.costCenter?.id ?? null,
     reason: rental.reason ?? null,
@@ -143,6 +152,26 @@ export function toRentalDto(rental: RentalRecord): Static<typeof RentalSchema> {
     createdAt: rental.createdAt.toISOString(),
     updatedAt: rental.updatedAt.toISOString(),
   };
+}
+
+/**
+ * One rental as its own read shows it: while it is open, with the running price up to now (the estimate
+ * the billing overview shows, priceIsEstimate true); ended, with its final price. A rental that pinned no
+ * pricing version, or whose estimate the rules refuse, shows no price.
+ */
+export async function toRentalDtoWithRunningPrice(
+  em: EntityManager,
+  rental: Rental,
+): Promise<Static<typeof RentalSchema>> {
+  const dto = toRentalDto(rental);
+  if (terminalRentalStates.includes(rental.state) || !rental.pricingBundleVersion) return dto;
+  try {
+    const { result } = await priceRentalWithPhases(em, rental, Date.now());
+    return { ...dto, ...result, priceIsEstimate: true };
+  } catch (error) {
+    if (isDomainError(error)) return dto;
+    throw error;
+  }
 }
 
 /** The rental of the path, loaded once per request (the access check and the handler share it). */

@@ -9,6 +9,7 @@ import type { EntityManager } from '../../../db/orm.js';
 import { branchTree, branchWithDescendants, grantedSubtrees } from '../../../db/branches.js';
 import { readCacheOf } from '../../../db/read-cache.js';
 import { DomainError } from '../../../domain/errors.js';
+import { isTransactionConflict } from '../../errors.js';
 import { created, defineRoute, ok, type RouteContext } from '../../kernel/route.js';
 import { component, Id, Nullable, Str, StringEnum } from '../../kernel/schemas.js';
 import { orderBy } from '../../paging.js';
@@ -188,10 +189,19 @@ export function inRequestTransaction<T>(
   ctx: RouteContext,
   work: (tx: EntityManager) => Promise<T>,
 ): Promise<T> {
-  return ctx.em.transactional(async (tx) => {
-    tx.setFilterParams(TENANT_FILTER, { tenantId: ctx.tenant });
-    return work(tx);
-  });
+  // A deadlock aborts one of the transactions it joins, with nothing written: run it again, twice at most
+  // (then the client is told to retry: 0031).
+  const attempt = (left: number): Promise<T> =>
+    ctx.em
+      .transactional(async (tx) => {
+        tx.setFilterParams(TENANT_FILTER, { tenantId: ctx.tenant });
+        return work(tx);
+      })
+      .catch((error: unknown) => {
+        if (left > 0 && isTransactionConflict(error)) return attempt(left - 1);
+        throw error;
+      });
+  return attempt(2);
 }
 
 /** Loads a branch of the tenant with its business unit, or B404. */

@@ -27,7 +27,13 @@ import {
 import { created, ok, defineRoute, linksById, type RouteContext } from '../../kernel/route.js';
 import { component, DateTime, Id, Int, Nullable, Position, Str, StringEnum } from '../../kernel/schemas.js';
 import { orderBy } from '../../paging.js';
-import { RentalSchema, RentalState, rentalOf, toRentalDto } from '../../shared/rental-representation.js';
+import {
+  RentalSchema,
+  RentalState,
+  rentalOf,
+  toRentalDto,
+  toRentalDtoWithRunningPrice,
+} from '../../shared/rental-representation.js';
 import { cancelRental, rentalOperationErrors, workflowOf } from '../../shared/rental-commands.js';
 
 const RentalOperationType = component('RentalOperationType', StringEnum(rentalOperationTypes));
@@ -315,7 +321,7 @@ export const getRental = defineRoute({
   responses: { 200: { description: 'The rental', schema: RentalSchema } },
   errors: ['R404'],
   async handler(ctx) {
-    return ok(toRentalDto(await rentalOf(ctx)));
+    return ok(await toRentalDtoWithRunningPrice(ctx.em, await rentalOf(ctx)));
   },
 });
 

@@ -20,7 +20,13 @@ import {
 } from '../../shared/rental-creation.js';
 import { created, defineRoute, ok, type RouteContext } from '../../kernel/route.js';
 import { component, Id, Int, Position, Str, StringEnum } from '../../kernel/schemas.js';
-import { RentalSchema, RentalState, rentalOf, toRentalDto } from '../../shared/rental-representation.js';
+import {
+  RentalSchema,
+  RentalState,
+  rentalOf,
+  toRentalDto,
+  toRentalDtoWithRunningPrice,
+} from '../../shared/rental-representation.js';
 import { cancelRental, rentalOperationErrors, workflowOf } from '../../shared/rental-commands.js';
 
 const tags = ['Rentals'];
@@ -237,7 +243,7 @@ export const appGetRental = defineRoute({
   responses: { 200: { description: 'The rental', schema: RentalSchema } },
   errors: ['R404', 'A102'],
   async handler(ctx) {
-    return ok(toRentalDto(await myRental(ctx)));
+    return ok(await toRentalDtoWithRunningPrice(ctx.em, await myRental(ctx)));
   },
 });
 

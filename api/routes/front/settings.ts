@@ -1,5 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Branch } from '../../../db/entities/Branch.js';
 import { Setting } from '../../../db/entities/Setting.js';
+import { DomainError } from '../../../domain/errors.js';
 import { settingForBranch } from '../../../db/settings.js';
 import { ok, defineRoute } from '../../kernel/route.js';
 import { component, Int, Str, StringEnum } from '../../kernel/schemas.js';
@@ -33,10 +35,20 @@ export const getAppSettings = defineRoute({
   responses: {
     200: { description: 'Settings found (unknown keys are left out)', schema: Type.Array(SettingSimple) },
   },
-  errors: [],
+  errors: ['B404'],
   async handler({ em, tenant, query }) {
     const keys = query.keys;
     const branchIds = query.branchIds ?? [];
+    // 0 is the tenant-wide value; any other id must be one of the tenant's branches (no value is made up
+    // for a branch that does not exist).
+    const named = [...new Set(branchIds.filter((id) => id !== 0))];
+    if (named.length) {
+      const found = new Set(
+        (await em.find(Branch, { id: { $in: named } }, { fields: ['id'] })).map((branch) => branch.id),
+      );
+      const unknown = named.find((id) => !found.has(id));
+      if (unknown !== undefined) throw new DomainError('B404', `branch ${unknown} not found`);
+    }
     const appAreas = ['APP', 'SHARED'] as const;
     const rows = await em.find(
       Setting,
