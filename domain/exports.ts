@@ -474,7 +474,45 @@ export function normaliseCron(expression: string): string {
       'EX102',
       'at most one run an hour: the minute field must be a single minute (0-59)',
     );
+  assertCronFires(parts);
   return parts.join(' ');
+}
+
+/** The longest each month gets (February 29 in leap years: such a schedule fires every four years). */
+const longestMonthDays = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** The values a checked cron field names (`*`, ranges, steps, lists). */
+function cronFieldValues(part: string, field: (typeof cronFields)[number]): Set<number> {
+  const values = new Set<number>();
+  for (const item of part.split(',')) {
+    const [range, step] = item.split('/') as [string, string | undefined];
+    const [low, high] =
+      range === '*'
+        ? [field.min, field.max]
+        : (() => {
+            const bounds = range.split('-').map((bound) => parseCronValue(bound, field)!);
+            return [bounds[0]!, bounds[1] ?? (step === undefined ? bounds[0]! : field.max)];
+          })();
+    for (let value = low; value <= high; value += Number(step ?? 1)) values.add(value);
+  }
+  return values;
+}
+
+/**
+ * A schedule that can never fire is refused (EX102): with any day of the week, some named day of the
+ * month must occur in some named month ("0 6 31 2 *" never does). With both restricted, cron fires on
+ * either, so it fires.
+ */
+function assertCronFires(parts: readonly string[]): void {
+  if (parts[4] !== '*' || parts[2] === '*') return;
+  const days = cronFieldValues(parts[2]!, cronFields[2]!);
+  const months = cronFieldValues(parts[3]!, cronFields[3]!);
+  const fires = [...months].some((month) => [...days].some((day) => day <= longestMonthDays[month - 1]!));
+  if (!fires)
+    throw new DomainError(
+      'EX102',
+      `the schedule never fires: day ${[...days].join(',')} of the month does not occur in month ${[...months].join(',')}`,
+    );
 }
 
 /** Whether the runtime knows an IANA time zone (pure: Intl is part of the language). */

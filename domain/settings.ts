@@ -30,6 +30,7 @@ import { defaultNoMovementSettings, RENTAL_NO_MOVEMENT_SETTING_KEY } from './ren
 import { defaultRateLimits, rateLimitBounds, rateLimitSettingKey } from './rate-limits.js';
 import { DEFAULT_LANGUAGE_SETTING, PLATFORM_DEFAULT_LANGUAGE, storedLocalePattern } from './messages.js';
 import { serviceStatesV2 } from './vehicle.js';
+import { defaultKpiSettings, INSIGHT_KPI_SETTING_KEY } from './insight.js';
 
 /** Who a setting is for: the app, the operators' dashboard, the backend itself, or both app and dashboard. */
 export const settingAreas = ['APP', 'DASHBOARD', 'CORE', 'SHARED'] as const;
@@ -293,6 +294,19 @@ export const knownSettings: Readonly<Record<string, KnownSetting>> = {
     default: routingDefaults,
     publicVisible: false,
     description: 'Whether the maintenance field routes are optimised, and the most stops one route takes.',
+  },
+  [INSIGHT_KPI_SETTING_KEY]: {
+    name: 'KPI thresholds',
+    area: 'DASHBOARD',
+    valueType: 'JSON',
+    schema: settingObject({
+      idleAfterHours: Type.Optional(Type.Integer({ minimum: 1, maximum: 8760 })),
+      chargingTargetPercent: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    }),
+    default: defaultKpiSettings,
+    publicVisible: false,
+    description:
+      'Thresholds of the KPIs per branch: hours without a rental before a vehicle counts as idle, and the charge level charging vehicles count as over (categories without a chargingLimit).',
   },
   [rateLimitSettingKey('search')]: {
     name: 'Search rate limit',

@@ -389,6 +389,10 @@ test('hostile input on every route, and another tenant’s ids', async () => {
     ['POST', '/exports', oneTime({ schedule: { cron: '* * * * *' } }), 422, 'EX102'],
     ['POST', '/exports', oneTime({ schedule: { cron: '0 25 * * *' } }), 422, 'EX102'],
     ['POST', '/exports', oneTime({ schedule: { cron: '0 6 * *' } }), 422, 'EX102'],
+    // Never fires: February has no 31st, April and June no 31st either.
+    ['POST', '/exports', oneTime({ schedule: { cron: '0 6 31 2 *' } }), 422, 'EX102'],
+    ['POST', '/exports', oneTime({ schedule: { cron: '0 6 30,31 FEB *' } }), 422, 'EX102'],
+    ['POST', '/exports', oneTime({ schedule: { cron: '0 6 31 4,6 *' } }), 422, 'EX102'],
     [
       'POST',
       '/exports',

@@ -136,8 +136,8 @@ describe('field routes', () => {
     );
     expectError(
       await act(route.id, 'stop-item-action', { stopId: stop1.id, itemId: taskItem.id, action: 'COMPLETE' }),
-      409,
-      'MT410',
+      404,
+      'MT405', // an item of another stop, whatever the named stop's state (stop 1 is not ARRIVED)
     );
     expectError(
       await act(route.id, 'stop-item-action', {

@@ -165,6 +165,14 @@ describe('recurring tasks over HTTP', () => {
     });
     expect(child!.dueKey).toMatch(new RegExp(`^${recurringTaskDueWorkflowId(seed.tenant, id)}-`));
     expect((await call('GET', back(`/tasks/recurring/${id}`), { token: reader })).body.openChildren).toBe(1);
+    // The operator sees which recurring task made the child, and finds its children by it.
+    const read = await call('GET', back(`/tasks/${child!.id}`), { token: reader });
+    expect(read.body.taskData).toMatchObject({ recurringTaskId: id, dueKey: child!.dueKey });
+    const listed = await call('GET', back(`/tasks?branchId=${seed.branchId}&recurringTaskId=${id}`), {
+      token: reader,
+    });
+    expect(listed.status).toBe(200);
+    expect(listed.body.map((task: { id: number }) => task.id)).toEqual([child!.id]);
 
     // The same due point again (a retried or repeated firing) finds the same child.
     const again = await stack.backend.client.workflow.execute(RECURRING_TASK_DUE_WORKFLOW_TYPE, {

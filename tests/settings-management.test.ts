@@ -209,6 +209,14 @@ test('custom keys: app. for the app (APP and SHARED only there), dashboard. for 
     422,
     'ST101',
   );
+  // The KPI thresholds (docs/insight.md) are a known DASHBOARD key with their bounds.
+  await created({ key: 'insight.kpis', branchIds: [district], value: { idleAfterHours: 24 } });
+  const stricter = await call('POST', manage(), {
+    token: admin,
+    body: { key: 'insight.kpis', branchIds: [sibling], value: { chargingTargetPercent: 150 } },
+  });
+  expect(stricter.status).toBe(400);
+  expect(stricter.body.errorCode).toBe('ST100');
   // One value per branch and key.
   expectError(
     await call('POST', manage(), {

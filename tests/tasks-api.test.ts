@@ -369,9 +369,11 @@ describe('tasks over HTTP', () => {
   });
 
   it("lists a branch's tasks with filters and paging headers", async () => {
-    const mine = await Promise.all(
-      ['Alpha pump', 'Beta pump', 'Gamma lamp'].map((title, index) =>
-        createTask({
+    // One after the other: the list is newest first, so the order of creation is the order asserted.
+    const mine: Awaited<ReturnType<typeof createTask>>[] = [];
+    for (const [index, title] of ['Alpha pump', 'Beta pump', 'Gamma lamp'].entries())
+      mine.push(
+        await createTask({
           taskData: {
             title,
             branchId: seed.branchId,
@@ -381,8 +383,7 @@ describe('tasks over HTTP', () => {
             },
           },
         }),
-      ),
-    );
+      );
     const all = await call('GET', back(`/tasks?branchId=${seed.branchId}&size=2`), { token: reader });
     expect(all.status).toBe(200);
     const total = Number(all.headers.get('x-total-count'));

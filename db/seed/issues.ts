@@ -34,9 +34,10 @@ export async function seedIssues(tx: EntityManager, board: SeedBoard): Promise<v
   const issue = tx.create(Issue, {
     tenant,
     branchId: vehicle.branch.id,
-    title: `Front brake failed on ${vehicle.code}`,
+    // The vehicle stays FUNCTIONAL and rentable (the journeys ride it): the story says so.
+    title: `Front brake cable worn on ${vehicle.code}`,
     description:
-      'Reported during a check: the brake lever pulls to the handlebar. Vehicle taken out of service.',
+      'Reported during a check: the front brake lever travels further than it should. Still within limits, so the vehicle stays in service until the cable is replaced.',
     category: 'DAMAGED_VEHICLE',
     state: 'IN_REPAIR',
     vehicleId: vehicle.id,
@@ -48,7 +49,7 @@ export async function seedIssues(tx: EntityManager, board: SeedBoard): Promise<v
     tenant,
     issue,
     authorUserAuthId: demoOperatorSubject,
-    text: 'Brake cable snapped at the lever; photo attached.',
+    text: 'Brake cable frayed at the lever; photo attached.',
     createdAt: new Date(Date.now() - 3600_000),
   });
   tx.create(IssueComment, {

@@ -90,6 +90,12 @@ export const TaskSchema = component(
           updatedAt: DateTime(),
           completedAt: Nullable(DateTime()),
           completedBy: Nullable(Type.String()),
+          recurringTaskId: Nullable(
+            Id({ description: 'The recurring task that created this one (GET /tasks?recurringTaskId=…).' }),
+          ),
+          dueKey: Nullable(
+            Type.String({ description: 'Which due point of its recurring task created it (one task each).' }),
+          ),
         },
         { additionalProperties: false },
       ),
@@ -136,6 +142,8 @@ export async function toTaskDtos(em: EntityManager, tasks: readonly Task[]): Pro
       updatedAt: task.updatedAt.toISOString(),
       completedAt: task.completedAt?.toISOString() ?? null,
       completedBy: task.completedBy ?? null,
+      recurringTaskId: task.recurringTaskId ?? null,
+      dueKey: task.dueKey ?? null,
     },
     taskObject: {
       vehicleId: task.vehicleId ?? null,

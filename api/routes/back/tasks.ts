@@ -224,6 +224,7 @@ export const listTasks = defineRoute({
     taskState: Type.Optional(Type.Array(TaskState, { maxItems: 4, uniqueItems: true })),
     categoryId: Type.Optional(Id()),
     vehicleId: Type.Optional(Id()),
+    recurringTaskId: Type.Optional(Id({ description: 'Only the children of this recurring task.' })),
   }),
   paged: { defaultSize: 50 },
   access: {
@@ -246,6 +247,7 @@ export const listTasks = defineRoute({
     if (query.taskState) where.taskState = { $in: [...query.taskState] };
     if (query.categoryId) where.categoryId = query.categoryId;
     if (query.vehicleId) where.vehicleId = query.vehicleId;
+    if (query.recurringTaskId) where.recurringTaskId = query.recurringTaskId;
     const [rows, total] = await em.findAndCount(Task, where, {
       orderBy: { id: 'desc' },
       limit: page.size,

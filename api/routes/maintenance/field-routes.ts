@@ -473,9 +473,10 @@ export const fieldRouteStopItemAction = defineRoute({
       if (row.state !== 'IN_PROGRESS')
         throw new DomainError('MT409', `the route is ${row.state}, not IN_PROGRESS`);
       const stop = await stopOf(tx, row, stopId);
-      if (stop.state !== 'ARRIVED') throw new DomainError('MT410', `the stop is ${stop.state}, not ARRIVED`);
+      // What the request names comes first: an item of another stop is MT405 whatever this stop's state.
       const item = await tx.findOne(FieldRouteStopItem, { id: itemId, stopId: stop.id }, { refresh: true });
       if (!item) throw new DomainError('MT405', `item ${itemId} is not one of stop ${stop.id}'s`);
+      if (stop.state !== 'ARRIVED') throw new DomainError('MT410', `the stop is ${stop.state}, not ARRIVED`);
       const refusal = fieldRouteItemRefusal(item.state, action);
       if (refusal) throw new DomainError('MT411', refusal);
       if (action === 'COMPLETE' && item.taskId != null) await completeTask(ctx, tx, item.taskId, row);
