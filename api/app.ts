@@ -54,7 +54,7 @@ export interface ApiDeps {
   validateResponses?: boolean;
   /** Request and fault log (default: a pino logger named `api`, level from LOG_LEVEL). */
   logger?: Logger;
-  /** Where HTTP metrics are kept and served at `/metrics` (default: a registry of this app). */
+  /** Where HTTP metrics are kept (default: a registry of this app); the process serves them (API_METRICS_PORT). */
   metrics?: Registry;
   /** Outgoing e-mail (default: SMTP_URL, else .eml files in MAIL_OUTBOX_DIR) and SMS (default: SMS_OUTBOX_DIR). */
   mail?: MailSender;
@@ -118,7 +118,6 @@ export const infrastructureRoutes = [
   'GET /docs/front',
   'GET /docs/maintenance',
   'GET /docs/mds',
-  'GET /metrics',
 ] as const;
 
 /** The HTTP application: authentication, contract validation, the declared routes and the one error handler. */
@@ -146,7 +145,7 @@ export function createApp(deps: ApiDeps, contents: ApiContents): express.Express
   app.use(assignTraceId);
   app.use(headAsGet);
   app.use(observability.middlewares);
-  app.get('/metrics', observability.metricsHandler);
+  // No /metrics here: the API process serves them on a port of its own (API_METRICS_PORT), off the public one.
 
   app.use(healthRouter(deps.readinessChecks));
   app.get('/openapi/back.json', (_req, res) => void res.json(back));

@@ -17,6 +17,7 @@ import { connectOrm } from './orm.js';
 import { connectObjectStore } from '../platform/object-store.js';
 import { activeTelemetry, startTelemetry } from '../platform/telemetry.js';
 import { registerResourceMetrics } from '../platform/resource-metrics.js';
+import { startMetricsServer } from '../workers/observability.js';
 import { Registry } from 'prom-client';
 
 export interface RunningApi {
@@ -24,7 +25,19 @@ export interface RunningApi {
   app: Express;
   server: Server;
   url: string;
+  /** `GET /metrics` of this process, on its own port (API_METRICS_PORT), not the public one. */
+  metricsUrl: string;
   close(): Promise<void>;
+}
+
+/** The API's metrics port: `API_METRICS_PORT`, default 9465 (the worker's is 9464); 0 picks a free one. */
+export function apiMetricsPort(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.API_METRICS_PORT;
+  if (raw === undefined || raw === '') return 9465;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`API_METRICS_PORT must be a port number, got "${raw}"`);
+  return port;
 }
 
 /** Readiness probes of the three things every request may need. */
@@ -87,12 +100,15 @@ export async function startApi(
   });
   const server = await listen(app, config.apiPort, config.apiHost);
   const port = (server.address() as AddressInfo).port;
+  const metricsServer = await startMetricsServer(metrics, apiMetricsPort(env), config.apiHost);
   return {
     app,
     server,
     url: config.apiPort === 0 ? `http://127.0.0.1:${port}` : config.publicBaseUrl,
+    metricsUrl: `http://127.0.0.1:${metricsServer.port}/metrics`,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await metricsServer.close();
       await mqtt.endAsync();
       if (!clock) await connection.close();
       objectStore?.close();

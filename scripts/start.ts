@@ -16,6 +16,7 @@ import { DEMO_TENANT } from '../db/seed.js';
 import { Branch } from '../db/entities/Branch.js';
 import { simulatorFleet } from '../db/fleet.js';
 import { workerMetricsPort } from '../workers/observability.js';
+import { apiMetricsPort } from '../composition/api-server.js';
 import { startMailCatcher } from '../platform/mail.js';
 import { ensureVersitygw, startVersitygw } from '../platform/versitygw.js';
 import { s3ObjectStore, s3SettingsOf, type S3Settings } from '../platform/object-store.js';
@@ -215,7 +216,7 @@ fleetflow is running (Ctrl-C stops everything)
   GBFS feeds     ${base}/v1/${DEMO_TENANT}/gbfs/${demoFeedSystemId}/v3/gbfs.json   ${base}/v1/${DEMO_TENANT}/gbfs/${demoFeedSystemId}/v2/gbfs.json
   MDS provider   ${base}/v1/${DEMO_TENANT}/mds  (token: POST ${base}/v1/${DEMO_TENANT}/mds/token, client_id=${demoMdsAgency.clientId} client_secret=${demoMdsAgency.clientSecret} scope=mds)
   Temporal UI    ${infra.temporalUiUrl ?? '(external Temporal: use its UI)'}
-  Metrics        ${base}/metrics (API)   http://localhost:${workerMetricsPort()}/metrics (worker)
+  Metrics        http://localhost:${apiMetricsPort()}/metrics (API)   http://localhost:${workerMetricsPort()}/metrics (worker)
   MQTT broker    ${infra.mqttUrl}
   Demo operator  client_id=${demoOperatorClient.clientId} client_secret=${demoOperatorClient.clientSecret}
   Demo admin     client_id=${demoAdministratorClient.clientId} client_secret=${demoAdministratorClient.clientSecret}

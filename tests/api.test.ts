@@ -274,6 +274,15 @@ describe('request errors use the catalogue', () => {
     expect((await fetch(`${baseUrl}/docs/back`)).status).toBe(200);
     expect((await call('GET', '/openapi/back.json')).body.openapi).toBe('3.1.0');
   });
+
+  test('metrics are served on a port of their own, not to anyone on the public one', async () => {
+    expectError(await call('GET', '/metrics'), 404, '0020');
+    const scrape = await fetch(stack.metricsUrl);
+    expect(scrape.status).toBe(200);
+    const text = await scrape.text();
+    expect(text).toContain('# TYPE http_request_duration_seconds histogram');
+    expect(text).toMatch(/^process_cpu_user_seconds_total \d/m);
+  });
 });
 
 describe('authentication and authorization deny what they must', () => {

@@ -184,6 +184,19 @@ describe('a whole rental through the app API and the rental workflow', () => {
     const { rentalId } = await rentAndRead(vehicle, 2);
     // Trips and telemetry are served for hours that are over: move this rental two hours back.
     const em = tenantEm(stack.backend.orm, tenant);
+    // The ride's reports reach the table through the broker and the ingestor, on a loaded machine after
+    // the rental ended: wait for them before moving the hour, or they land outside the moved trip.
+    for (const deadline = Date.now() + 60_000; ;) {
+      const [{ n }] = await em.execute<[{ n: string }]>(
+        `select count(*) as n from vehicle_telemetry t join rental r on r.tenant_id = t.tenant_id
+          where r.tenant_id = ? and r.id = ? and t.vehicle_id = r.vehicle_id
+            and t.reported_at between r.started_at and r.ended_at`,
+        [tenant, rentalId],
+      );
+      if (Number(n) > 0) break;
+      if (Date.now() > deadline) throw new Error(`no telemetry of rental ${rentalId} arrived`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
     const shift = "interval '2 hours'";
     await em.execute(
       `update rental set reserved_at = reserved_at - ${shift}, started_at = started_at - ${shift},

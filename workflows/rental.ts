@@ -4,6 +4,7 @@ import {
   condition,
   continueAsNew,
   getExternalWorkflowHandle,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -91,6 +92,8 @@ class RentalProcess extends EntityProcess<RentalStepName, RentalWorkflowSnapshot
   private reservationFailure: ApplicationFailure | undefined;
   /** The reservation (and an immediate start) ran: awaitReservation may answer. */
   private initialStepsDone: boolean;
+  /** awaitReservation was asked (and answered): a refused rental may end. */
+  reservationAnswered = false;
 
   constructor(private readonly input: RentalWorkflowInput) {
     super(
@@ -192,6 +195,7 @@ class RentalProcess extends EntityProcess<RentalStepName, RentalWorkflowSnapshot
   /** awaitReservation: answers once the reservation was made, or its refusal. */
   async reservation(): Promise<RentalWorkflowSnapshot> {
     await condition(() => this.initialStepsDone);
+    this.reservationAnswered = true;
     if (this.reservationFailure) throw this.reservationFailure;
     return this.view();
   }
@@ -351,6 +355,10 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
 
   if (!input.resume) {
     if (!(await rental.reserve())) {
+      // The API asks awaitReservation right after the start: a refusal that ended the workflow first would
+      // reach it as "no longer running" (R201) instead of its own code. Wait for the question a while.
+      if (patched('refused-reservation-waits-for-its-answer'))
+        await condition(() => rental.reservationAnswered, '30 seconds');
       await condition(allHandlersFinished);
       await notifyBooking(input, 'REJECTED');
       return { rentalId: input.rentalId, state: 'REJECTED' };

@@ -23,6 +23,8 @@ export interface HttpStack {
   /** The API's express application. */
   app: Express;
   baseUrl: string;
+  /** The API process's `GET /metrics`, on its own port (API_METRICS_PORT). */
+  metricsUrl: string;
   /** One request; the body is parsed when there is one. */
   call(method: string, path: string, options?: CallOptions): Promise<Reply>;
   /** A client-credentials token for one of a tenant's API clients. */
@@ -91,6 +93,7 @@ export async function startHttpStack(
     backend,
     app: api.app,
     baseUrl,
+    metricsUrl: api.metricsUrl,
     call,
     token,
     back: (path) => `/v1/${backend.seed.tenant}/back${path}`,

@@ -129,6 +129,7 @@ export async function startTestBackend(
     TEMPORAL_TASK_QUEUE: taskQueue,
     WORKER_STARTER_TENANTS: seed.tenant,
     WORKER_METRICS_PORT: '0',
+    API_METRICS_PORT: '0',
     VEHICLE_COMMAND_TIMEOUT_MS: String(options.commandTimeoutMs ?? 1500),
     SANDBOX_GATEWAY_TIMEOUT_MS: String(options.sandboxGatewayTimeoutMs ?? 3000),
     LOG_LEVEL: testLogLevel,

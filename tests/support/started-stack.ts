@@ -45,6 +45,7 @@ const portVariables = [
   'EMBEDDED_SMTP_PORT',
   'EMBEDDED_S3_PORT',
   'WORKER_METRICS_PORT',
+  'API_METRICS_PORT',
 ] as const;
 
 const MAX_OUTPUT_LINES = 2000;
