@@ -17,7 +17,7 @@ import { connectOrm } from './orm.js';
 import { connectObjectStore } from '../platform/object-store.js';
 import { activeTelemetry, startTelemetry } from '../platform/telemetry.js';
 import { registerResourceMetrics } from '../platform/resource-metrics.js';
-import { startMetricsServer } from '../workers/observability.js';
+import { apiMetricsPort, startMetricsServer } from '../workers/observability.js';
 import { Registry } from 'prom-client';
 
 export interface RunningApi {
@@ -28,16 +28,6 @@ export interface RunningApi {
   /** `GET /metrics` of this process, on its own port (API_METRICS_PORT), not the public one. */
   metricsUrl: string;
   close(): Promise<void>;
-}
-
-/** The API's metrics port: `API_METRICS_PORT`, default 9465 (the worker's is 9464); 0 picks a free one. */
-export function apiMetricsPort(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.API_METRICS_PORT;
-  if (raw === undefined || raw === '') return 9465;
-  const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new Error(`API_METRICS_PORT must be a port number, got "${raw}"`);
-  return port;
 }
 
 /** Readiness probes of the three things every request may need. */

@@ -7,7 +7,6 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Customer } from '../db/entities/Customer.js';
-import { PaymentSource } from '../db/entities/PaymentSource.js';
 import { Setting } from '../db/entities/Setting.js';
 import { rateLimitBounds, rateLimitSettingKey } from '../domain/rate-limits.js';
 import { Tenant } from '../db/entities/Tenant.js';
@@ -17,6 +16,8 @@ import { demoCustomer } from '../db/seed/customers.js';
 import { loadConfig, repoRoot } from '../platform/config.js';
 import { ensureSchemathesis } from '../platform/schemathesis.js';
 import { startTestBackend, type TestBackend } from './support/stack.js';
+import { payingCustomer } from './support/payments.js';
+import { sandboxTokens } from '../platform/payment-gateway/sandbox.js';
 import { startApi, type RunningApi } from '../composition/api-server.js';
 import { demoOperatorClient } from '../db/seed/access.js';
 
@@ -511,29 +512,11 @@ function start(run: FuzzRun, after: Promise<unknown>): Promise<void> {
 
 /** Customers with a card and free vehicles of the seeded branch, named by the call sequences' rentals. */
 async function createRentalFixtures(): Promise<void> {
-  const em = tenantEm(backend.orm, backend.seed.tenant);
-  const tenant = em.getReference(Tenant, backend.seed.tenant);
-  const seeded = await em.findOneOrFail(Customer, backend.seed.customerIds[0]!);
-  for (let index = 0; index < RENTAL_FIXTURES; index += 1) {
-    const customer = em.create(Customer, {
-      tenant,
-      email: `fuzz.renter.${index}@example.com`,
-      firstName: 'Fuzz',
-      lastName: `Renter ${index}`,
-      homeBusinessUnit: seeded.homeBusinessUnit,
-    });
-    em.create(PaymentSource, {
-      tenant,
-      customer,
-      businessUnit: seeded.homeBusinessUnit!,
-      type: 'CARD',
-      provider: 'test',
-      providerReference: `pm_fuzz_renter_${index}`,
-      label: 'Visa •••• 4242',
-    });
-    await em.flush();
-    fixtures.customerIds.push(customer.id);
-  }
+  const finance = { orm: backend.orm, tenant: backend.seed.tenant };
+  for (let index = 0; index < RENTAL_FIXTURES; index += 1)
+    fixtures.customerIds.push(
+      (await payingCustomer(finance, backend.seed.customerIds[0]!, sandboxTokens.visa)).id,
+    );
   const reply = await fetch(
     `${baseUrl}/v1/${backend.seed.tenant}/back/vehicles?branchId=${backend.seed.branchId}&size=50`,
     { headers: { authorization: `Bearer ${tokens.back}` } },

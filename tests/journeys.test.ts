@@ -324,26 +324,19 @@ journey('refusals answer their own codes and statuses', async () => {
 
   // S101: Ostbahnhof opens 06:00-23:00 Berlin time; 00:30 UTC is 01:30 or 02:30 there.
   const day = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
-  const booking = await api.call('POST', api.front('/bookings'), {
-    token: anna,
-    body: {
-      branchId: branches['berlin-ostbahnhof'],
-      vehicleCategoryId: categories['Compact car'],
-      startTime: `${day}T00:30:00Z`,
-      endTime: `${day}T04:30:00Z`,
-    },
-  });
-  expectCatalogueError(booking, 422, 'S101');
+  const bookAt = (station: string) =>
+    api.call('POST', api.front('/bookings'), {
+      token: anna,
+      body: {
+        branchId: branches[station],
+        vehicleCategoryId: categories['Compact car'],
+        startTime: `${day}T00:30:00Z`,
+        endTime: `${day}T04:30:00Z`,
+      },
+    });
+  expectCatalogueError(await bookAt('berlin-ostbahnhof'), 422, 'S101');
   // The same window at Hauptbahnhof (always open) is booked, and cancelled again.
-  const open = await api.call('POST', api.front('/bookings'), {
-    token: anna,
-    body: {
-      branchId: branches['berlin-hbf'],
-      vehicleCategoryId: categories['Compact car'],
-      startTime: `${day}T00:30:00Z`,
-      endTime: `${day}T04:30:00Z`,
-    },
-  });
+  const open = await bookAt('berlin-hbf');
   expectStatus(open, 201);
   expect(open.body).toMatchObject({ state: 'BOOKED', branchId: branches['berlin-hbf'] });
   const cancelledBooking = await api.call('DELETE', api.front(`/bookings/${open.body.id}`), { token: anna });

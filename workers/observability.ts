@@ -221,15 +221,25 @@ export function createWorkerObservability(options: WorkerObservabilityOptions): 
   };
 }
 
-/** The worker's metrics port: `WORKER_METRICS_PORT`, default 9464. */
-export function workerMetricsPort(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.WORKER_METRICS_PORT;
-  if (raw === undefined || raw === '') return 9464;
+/** A metrics port from `name` in `env`, `fallback` when unset; 0 picks a free one. */
+function metricsPortOf(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
   const port = Number(raw);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new Error(`WORKER_METRICS_PORT must be a port number, got "${raw}"`);
+    throw new Error(`${name} must be a port number, got "${raw}"`);
   }
   return port;
+}
+
+/** The worker's metrics port: `WORKER_METRICS_PORT`, default 9464. */
+export function workerMetricsPort(env: NodeJS.ProcessEnv = process.env): number {
+  return metricsPortOf(env, 'WORKER_METRICS_PORT', 9464);
+}
+
+/** The API process's metrics port, off its public one: `API_METRICS_PORT`, default 9465. */
+export function apiMetricsPort(env: NodeJS.ProcessEnv = process.env): number {
+  return metricsPortOf(env, 'API_METRICS_PORT', 9465);
 }
 
 export interface MetricsServer {

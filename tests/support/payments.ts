@@ -28,7 +28,7 @@ let customers = 0;
 
 /** A fresh customer (of the seeded one's business unit) whose default payment source has this sandbox token. */
 export async function payingCustomer(
-  backend: FinanceBackend,
+  backend: Pick<FinanceBackend, 'orm' | 'tenant'>,
   seededCustomerId: number,
   token: string | null,
 ): Promise<Customer> {
