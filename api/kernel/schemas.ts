@@ -48,6 +48,19 @@ export const Str = (maxLength: number, options: SchemaOptions = {}) =>
   Type.String({ maxLength, pattern: noNul, ...options });
 
 /**
+ * A user auth id as tasks, routes and events record who acted: `client:<id>` or `operator:<id>` (the
+ * acting subject of a token), or a crew name (seed-crew). It begins with a letter, is printable, has no
+ * white space at either end and at most 200 characters; numbers (`-1`, `0`, 2^63) and `..` are malformed.
+ */
+export const UserAuthId = (options: SchemaOptions = {}) =>
+  Type.String({
+    minLength: 1,
+    maxLength: 200,
+    pattern: '^[A-Za-z](?:[^\\u0000-\\u001f\\u007f]{0,198}[^\\s\\u0000-\\u001f\\u007f])?$',
+    ...options,
+  });
+
+/**
  * A map with keys of the given string schema. TypeBox writes string-keyed records as
  * `patternProperties`; without `additionalProperties: false` a key the pattern refuses (one with NUL, say)
  * would be accepted with any value, so every dictionary a client sends goes through this.

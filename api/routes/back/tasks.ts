@@ -3,6 +3,8 @@
 // complete, replace tags, and the completed-tasks reads by branch and by user.
 import { LockMode } from '@mikro-orm/core';
 import { Type, type Static } from '@sinclair/typebox';
+import { ApiClient } from '../../../db/entities/ApiClient.js';
+import { RoleAssignment } from '../../../db/entities/RoleAssignment.js';
 import { Task } from '../../../db/entities/Task.js';
 import { TaskTemplate } from '../../../db/entities/TaskTemplate.js';
 import { Vehicle } from '../../../db/entities/Vehicle.js';
@@ -17,7 +19,7 @@ import {
   type TaskState as TaskStateValue,
 } from '../../../domain/work.js';
 import { created, defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';
-import { component, Id, Nullable, Str, StringEnum } from '../../kernel/schemas.js';
+import { component, Id, Nullable, Str, StringEnum, UserAuthId } from '../../kernel/schemas.js';
 import {
   AssigneeInput,
   assertCategory,
@@ -570,7 +572,12 @@ export const userCompletedTasks = defineRoute({
   description:
     'branchId is required: task reads are granted per branch, so the answer is confined to the branch (and its descendants with includeChildBranches).',
   tags,
-  params: Type.Object({ userAuthId: Str(200, { minLength: 1 }) }),
+  params: Type.Object({
+    userAuthId: UserAuthId({
+      description:
+        'Who completed the tasks: client:<id> or operator:<id> (the acting subject), or a crew name; malformed ids (numbers, ..) answer 0022, unknown users AUTH052.',
+    }),
+  }),
   query: Type.Object({ branchId: Id(), ...CompletedWindow }),
   paged: { defaultSize: 50 },
   access: {
@@ -579,8 +586,10 @@ export const userCompletedTasks = defineRoute({
     branch: (ctx) => ctx.query.branchId,
   },
   responses: { 200: { description: 'One page of tasks', schema: TaskPage } },
-  errors: ['TK107'],
+  errors: ['TK107', 'AUTH052'],
   async handler(ctx) {
+    if (!(await knownUserAuthId(ctx.em, ctx.params.userAuthId)))
+      throw new DomainError('AUTH052', `no user ${ctx.params.userAuthId} in this tenant`);
     const branches = await listedBranches(
       ctx.em,
       ctx.tenant,
@@ -594,6 +603,29 @@ export const userCompletedTasks = defineRoute({
     );
   },
 });
+
+/**
+ * Whether the tenant knows the user: an API client (`client:<clientId>`), an operator holding a role
+ * (`operator:<id>`), or anyone a task was assigned to or completed by (crews and former users keep their
+ * history).
+ */
+async function knownUserAuthId(em: EntityManager, userAuthId: string): Promise<boolean> {
+  const [kind, ...rest] = userAuthId.split(':');
+  const id = rest.join(':');
+  if (kind === 'client' && id && (await em.count(ApiClient, { clientId: id })) > 0) return true;
+  if (
+    kind === 'operator' &&
+    id &&
+    (await em.count(RoleAssignment, { subjectType: 'OPERATOR', subjectId: id })) > 0
+  )
+    return true;
+  const task = await em.findOne(
+    Task,
+    { $or: [{ completedBy: userAuthId }, { assignedTo: userAuthId }] },
+    { fields: ['id'] },
+  );
+  return task !== null;
+}
 
 /** Static paths (/tasks/complete, /tasks/branch/…, /tasks/user/…) before /tasks/{id}. */
 export const taskRoutes = [

@@ -33,6 +33,7 @@ import {
   Position,
   Str,
   StringEnum,
+  UserAuthId,
 } from '../../kernel/schemas.js';
 
 const tags = ['Vehicle Maintenance Log'];
@@ -293,8 +294,7 @@ function activityDto(row: ActivityRow): Static<typeof MaintenanceActivity> {
 
 const BranchParams = Type.Object({ branchId: Id() });
 const UserParams = Type.Object({
-  userAuthId: Str(200, {
-    minLength: 1,
+  userAuthId: UserAuthId({
     description: "The user's auth id: the acting subject events record (e.g. client:demo-operator).",
   }),
 });
