@@ -22,6 +22,12 @@ export interface AnalyticsQuery {
   to: Date;
   /** Decimal places positions are rounded to (domain/insight.ts analyticsPrecision). */
   precision: number;
+  /**
+   * Decimal places of the positions of events that name no branch (user events): their precise position
+   * needs POSITION_LOG_READ tenant-wide, as `GET /events` shows it (api/routes/back/event-visibility.ts
+   * positionShown); `precision` when absent.
+   */
+  branchlessPrecision?: number;
   limit: number;
   offset: number;
 }
@@ -32,10 +38,13 @@ export interface AnalyticsStatement {
   values: unknown[];
 }
 
-/** The grouped select over `source` rows (time, lat, lng), one page, with the number of cells. */
-const cells = (source: string) => `select
+/**
+ * The grouped select over `source` rows (time, lat, lng), one page, with the number of cells; positions
+ * rounded to `precision` decimals (an SQL expression over the row `x`, by default the query's).
+ */
+const cells = (source: string, precision = '$4::int') => `select
     to_char(date_trunc('hour', x.at at time zone 'UTC'), 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as time,
-    round(x.lat::numeric, $4::int)::float8 as lat, round(x.lng::numeric, $4::int)::float8 as lng,
+    round(x.lat::numeric, ${precision})::float8 as lat, round(x.lng::numeric, ${precision})::float8 as lng,
     count(*)::int as weight, count(*) over ()::int as total
   from (${source}) as x
  group by 1, 2, 3
@@ -63,14 +72,21 @@ export function userEventStatement(query: AnalyticsQuery): AnalyticsStatement {
       select polygon.shape, polygon.bbox, polygon.holes
         from area a ${polygonsOf(`a.geofence -> 'coordinates'`)}
        where a.tenant_id = $1::text and a.status = 'ACTIVE' and a.branch_id = any($7::int[]))
-    ${cells(`select e.created_at as at, (e.position ->> 'lat')::float8 as lat, (e.position ->> 'lng')::float8 as lng
+    ${cells(
+      `select e.created_at as at, (e.position ->> 'lat')::float8 as lat, (e.position ->> 'lng')::float8 as lng,
+            case when e.branch_id is null then $8::int else $4::int end as precision
        from event e
       where e.tenant_id = $1::text and e.type like 'APP\\_%' and e.created_at >= $2::timestamptz
         and e.created_at < $3::timestamptz
         and jsonb_typeof(e.position -> 'lat') = 'number' and jsonb_typeof(e.position -> 'lng') = 'number'
         and (e.branch_id = any($7::int[])
-          or (e.branch_id is null and exists (select 1 from scope_areas sa where ${polygonContains('sa', point)})))`)}`;
-  return { text, values: parameters(query, [...query.branchIds]) };
+          or (e.branch_id is null and exists (select 1 from scope_areas sa where ${polygonContains('sa', point)})))`,
+      'x.precision',
+    )}`;
+  return {
+    text,
+    values: parameters(query, [...query.branchIds], query.branchlessPrecision ?? query.precision),
+  };
 }
 
 /** Rental start positions of a branch: rentals of the branches that started in the period, where they started. */

@@ -16,12 +16,15 @@ import { Vehicle } from '../db/entities/Vehicle.js';
 import { recordEvent } from '../db/events.js';
 import { tenantEm, type EntityManager } from '../db/orm.js';
 import type { GeofenceGeometry } from '../domain/geofence.js';
+import { demoAdministratorClient } from '../db/seed/access.js';
 import { hashSecret } from '../platform/secrets.js';
 import { expectError } from './support/http.js';
 import { startSession, type Session } from './support/session.js';
 
 let session: Session;
 let operator: string;
+/** POSITION_LOG_READ on every branch: precise positions of events of no branch too (issue 35.9). */
+let admin: string;
 let coarse: string;
 let kpiOnly: string;
 let town: Branch;
@@ -162,6 +165,7 @@ beforeAll(async () => {
   await rental({ startedAt: at(5), startPosition: null }); // started without a known position
   await em.flush();
   [coarse, kpiOnly] = await Promise.all(readers.map((client) => session.stack.token(seed.tenant, client)));
+  admin = await session.stack.token(seed.tenant, demoAdministratorClient);
 }, 120_000);
 
 afterAll(async () => {
@@ -178,12 +182,16 @@ const cell = (lat: number, lng: number, weight: number, time = hour) => ({
 
 describe('analytics', () => {
   test('user events: the branch named or the position in its active areas, APP_ types only', async () => {
-    const reply = await get(`/analytics/userEvents?branchId=${town.id}`);
+    const reply = await get(`/analytics/userEvents?branchId=${town.id}`, admin);
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual([cell(48.1, 11.5, 1), cell(52.4512, 13.3512, 1), cell(52.4523, 13.3535, 1)]);
     expect(reply.headers.get('x-total-count')).toBe('3');
+    // POSITION_LOG_READ on the city only: precise where the event names a branch, rounded where it names
+    // none, as GET /events hides such a position unless the permission is held tenant-wide (issue 35.9).
+    const cityOnly = await get(`/analytics/userEvents?branchId=${town.id}`);
+    expect(cityOnly.body).toEqual([cell(48.1, 11.5, 1), cell(52.45, 13.35, 2)]);
     // With the child: the district's area too.
-    const both = await get(`/analytics/userEvents?branchId=${town.id}&includeChildBranches=true`);
+    const both = await get(`/analytics/userEvents?branchId=${town.id}&includeChildBranches=true`, admin);
     expect(both.body).toEqual([
       cell(48.1, 11.5, 1),
       cell(52.45, 13.55, 1),
@@ -192,7 +200,7 @@ describe('analytics', () => {
     ]);
     // A longer period reaches the event of two days ago (its own hour).
     const from = new Date(Date.now() - 3 * 24 * 3600 * 1000).toISOString();
-    const longer = await get(`/analytics/userEvents?branchId=${town.id}&from=${from}`);
+    const longer = await get(`/analytics/userEvents?branchId=${town.id}&from=${from}`, admin);
     expect(longer.body).toHaveLength(4);
     expect(longer.body[0]).toEqual(expect.objectContaining({ pos: { lat: 52.46, lng: 13.36 }, weight: 1 }));
   });
@@ -221,13 +229,13 @@ describe('analytics', () => {
   });
 
   test('pages count cells', async () => {
-    const first = await get(`/analytics/userEvents?branchId=${town.id}&size=2`);
+    const first = await get(`/analytics/userEvents?branchId=${town.id}&size=2`, admin);
     expect(first.body).toEqual([cell(48.1, 11.5, 1), cell(52.4512, 13.3512, 1)]);
     expect(first.headers.get('x-total-count')).toBe('3');
     expect(first.headers.get('x-total-pages')).toBe('2');
-    const second = await get(`/analytics/userEvents?branchId=${town.id}&size=2&page=1`);
+    const second = await get(`/analytics/userEvents?branchId=${town.id}&size=2&page=1`, admin);
     expect(second.body).toEqual([cell(52.4523, 13.3535, 1)]);
-    const beyond = await get(`/analytics/userEvents?branchId=${town.id}&size=2&page=7`);
+    const beyond = await get(`/analytics/userEvents?branchId=${town.id}&size=2&page=7`, admin);
     expect(beyond.body).toEqual([]);
     expect(beyond.headers.get('x-total-count')).toBe('3');
   });

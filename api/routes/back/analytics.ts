@@ -16,6 +16,7 @@ import { branchWithDescendants } from '../../../db/branches.js';
 import { analyticsPeriod, analyticsPrecision } from '../../../domain/insight.js';
 import { DomainError } from '../../../domain/errors.js';
 import { defineRoute, ok, type RouteContext } from '../../kernel/route.js';
+import { callerEventAccess, positionShown } from './event-visibility.js';
 import { clampedInstant, component, DateTime, Id, Position } from '../../kernel/schemas.js';
 
 const tags = ['Analytics'];
@@ -75,9 +76,10 @@ async function timePositions(
     new Date(),
   );
   if (!period) throw new DomainError('ANL100', '`to` must follow `from`, at most 31 days later');
-  const [branchIds, holdsPositionLog] = await Promise.all([
+  const [branchIds, holdsPositionLog, eventAccess] = await Promise.all([
     query.includeChildBranches ? branchWithDescendants(em, tenant, query.branchId) : [query.branchId],
     ctx.holds({ permission: 'POSITION_LOG_READ', branchId: query.branchId }),
+    callerEventAccess(ctx),
   ]);
   const { cells, total } = await analyticsPage(
     em,
@@ -86,6 +88,8 @@ async function timePositions(
       branchIds,
       ...period,
       precision: analyticsPrecision(holdsPositionLog),
+      // Events of no branch: precise only where GET /events shows their position (tenant-wide).
+      branchlessPrecision: analyticsPrecision(positionShown(eventAccess, null)),
       limit: page.size,
       offset: page.offset,
     }),
