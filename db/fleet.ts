@@ -12,6 +12,8 @@ export interface SimulatedVehicleSpec {
   stateOfCharge: number;
   hasTailbox: boolean;
   charging: boolean;
+  /** The recorded odometer: the device goes on from it instead of reporting 0 (issue 35.5). */
+  odometerKm: number;
 }
 
 /** The tenant's vehicles as a simulator fleet, so simulated devices match the database ids. */
@@ -30,6 +32,7 @@ export async function simulatorFleet(em: EntityManager): Promise<SimulatedVehicl
       stateOfCharge: vehicle.stateOfCharge ?? 100,
       hasTailbox: configuration.hasTailbox ?? false,
       charging: vehicle.charging,
+      odometerKm: vehicle.odometerKm ?? 0,
     });
   }
   return fleet;

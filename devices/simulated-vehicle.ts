@@ -25,6 +25,8 @@ export interface SimulatedVehicleSpec {
   hasTailbox?: boolean;
   /** Plugged in: the battery charges while the vehicle stands (reported as `charging`). */
   charging?: boolean;
+  /** What the odometer reads when the simulation starts (km, default 0): the vehicle's recorded reading. */
+  odometerKm?: number;
 }
 
 /** Point-in-time copy of a simulated vehicle's state, for tests and logs. */
@@ -110,6 +112,7 @@ export class SimulatedVehicle {
     this.stateOfCharge = clamp(spec.stateOfCharge, 0, 100);
     this.hasTailbox = spec.hasTailbox ?? false;
     this.charging = spec.charging ?? false;
+    this.odometerKm = Math.max(0, spec.odometerKm ?? 0);
     this.random = options.random ?? Math.random;
     this.replyCacheSize = Math.max(1, options.replyCacheSize ?? defaultReplyCacheSize);
     this.wanderRadiusM = options.wanderRadiusM ?? defaultWanderRadiusM;

@@ -398,6 +398,9 @@ export function validateVehicleSpec(spec: SimulatedVehicleSpec): void {
     throw new Error(`${label}: position must be { lat: -90..90, lng: -180..180 }`);
   }
   if (!isFiniteIn(spec.stateOfCharge, 0, 100)) throw new Error(`${label}: stateOfCharge must be 0..100`);
+  if (spec.odometerKm !== undefined && !isFiniteIn(spec.odometerKm, 0, Number.MAX_VALUE)) {
+    throw new Error(`${label}: odometerKm must be a number of km, 0 or more, when present`);
+  }
   if (spec.hasTailbox !== undefined && typeof spec.hasTailbox !== 'boolean') {
     throw new Error(`${label}: hasTailbox must be a boolean when present`);
   }
