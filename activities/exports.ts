@@ -181,6 +181,68 @@ export function createExportActivities(deps: ExportActivityDeps) {
     await closeDelivery(em, input.tenant, deliveryId, 'DELIVERED', {});
   }
 
+  /** Writes a run's CSV under its fixed key (the body of writeExportFile's attempts). */
+  async function writeFile(input: {
+    tenant: string;
+    runId: number;
+  }): Promise<{ rows: number; size: number }> {
+    const context = Context.current();
+    const em = tenantEm(orm, input.tenant);
+    const { run, definition } = await runAndExport(em, input.runId);
+    if (run.state === 'SUCCEEDED') return { rows: run.rowCount ?? 0, size: run.byteSize ?? 0 };
+    const report = reportQueryById(run.queryId);
+    if (!report) throw new DomainError('EX100', `report query ${run.queryId} no longer exists`);
+    const refused = await unreadableBranch(
+      em,
+      input.tenant,
+      { subjectType: definition.ownerSubjectType, subjectId: definition.ownerSubjectId },
+      definition.branchIds,
+    );
+    if (refused !== undefined)
+      throw new DomainError(
+        'EX403',
+        `the export's owner ${definition.ownerSubjectId} may not read branch ${refused} (EXPORT_READ)`,
+      );
+    const branchIds = await coveredBranches(em, input.tenant, definition.branchIds);
+    const key = exportObjectKey(input.tenant, run.id);
+    const fileName = exportFileName(report.key, run.id, run.periodTo?.toISOString() ?? null);
+    return streamReportCsv(
+      em,
+      report.key,
+      {
+        tenant: input.tenant,
+        branchIds,
+        from: report.periodColumn ? (run.periodFrom ?? null) : null,
+        to: report.periodColumn ? (run.periodTo ?? null) : null,
+      },
+      (csv) =>
+        objectStore.putStream(key, csv, {
+          contentType: 'text/csv; charset=utf-8',
+          contentDisposition: `attachment; filename="${fileName}"`,
+        }),
+      // Told from the stream's events, outside the activity's async context: the context taken here.
+      (bytes) => context.heartbeat({ bytes }),
+    );
+  }
+
+  /** Records a failed attempt of a RUNNING run's file: its number and the fault, in errorMessage. */
+  async function recordFailedAttempt(
+    input: { tenant: string; runId: number },
+    error: unknown,
+  ): Promise<void> {
+    const attempt = Context.current().info.attempt;
+    const reason = error instanceof Error ? error.message : String(error);
+    try {
+      await inTenantTransaction(orm, input.tenant, async (em) => {
+        const run = await em.findOne(ExportRun, input.runId);
+        if (run?.state !== 'RUNNING') return;
+        run.errorMessage = `attempt ${attempt} failed, retrying: ${reason}`.slice(0, 1000);
+      });
+    } catch {
+      // The database refusing too: the attempt's own failure is what the workflow sees.
+    }
+  }
+
   return {
     /**
      * Writes a run's CSV: re-checks that the export's owner may read every branch (EX403 otherwise:
@@ -190,43 +252,14 @@ export function createExportActivities(deps: ExportActivityDeps) {
     async writeExportFile(input: { tenant: string; runId: number }): Promise<{ rows: number; size: number }> {
       return asActivity(() =>
         withHeartbeat(async () => {
-          const context = Context.current();
-          const em = tenantEm(orm, input.tenant);
-          const { run, definition } = await runAndExport(em, input.runId);
-          if (run.state === 'SUCCEEDED') return { rows: run.rowCount ?? 0, size: run.byteSize ?? 0 };
-          const report = reportQueryById(run.queryId);
-          if (!report) throw new DomainError('EX100', `report query ${run.queryId} no longer exists`);
-          const refused = await unreadableBranch(
-            em,
-            input.tenant,
-            { subjectType: definition.ownerSubjectType, subjectId: definition.ownerSubjectId },
-            definition.branchIds,
-          );
-          if (refused !== undefined)
-            throw new DomainError(
-              'EX403',
-              `the export's owner ${definition.ownerSubjectId} may not read branch ${refused} (EXPORT_READ)`,
-            );
-          const branchIds = await coveredBranches(em, input.tenant, definition.branchIds);
-          const key = exportObjectKey(input.tenant, run.id);
-          const fileName = exportFileName(report.key, run.id, run.periodTo?.toISOString() ?? null);
-          return streamReportCsv(
-            em,
-            report.key,
-            {
-              tenant: input.tenant,
-              branchIds,
-              from: report.periodColumn ? (run.periodFrom ?? null) : null,
-              to: report.periodColumn ? (run.periodTo ?? null) : null,
-            },
-            (csv) =>
-              objectStore.putStream(key, csv, {
-                contentType: 'text/csv; charset=utf-8',
-                contentDisposition: `attachment; filename="${fileName}"`,
-              }),
-            // Told from the stream's events, outside the activity's async context: the context taken here.
-            (bytes) => context.heartbeat({ bytes }),
-          );
+          try {
+            return await writeFile(input);
+          } catch (error) {
+            // A fault the workflow retries: the run, still RUNNING, shows why its last attempt failed
+            // (an operator sees the store or the database refusing before the run FAILS with EX500).
+            if (!(error instanceof DomainError)) await recordFailedAttempt(input, error);
+            throw error;
+          }
         }),
       );
     },
@@ -253,6 +286,8 @@ export function createExportActivities(deps: ExportActivityDeps) {
               byteSize: input.size,
               objectKey: exportObjectKey(input.tenant, run.id),
               expiresAt: expirationOf(now, definition.retentionDays),
+              // A failed attempt's note (recordFailedAttempt) no longer applies.
+              errorMessage: null,
             });
           }
           return { emails: [...definition.emails], webhookUrl: definition.webhookUrl ?? null };

@@ -117,7 +117,12 @@ export const ExportRunSchema = component(
         }),
       ),
       errorCode: Nullable(Type.String({ description: 'Why it FAILED (EX403, EX500 …).' })),
-      errorMessage: Nullable(Type.String()),
+      errorMessage: Nullable(
+        Type.String({
+          description:
+            'Why it FAILED; while RUNNING, why the last attempt to write the file failed (`attempt N failed, retrying: …`: the write is retried, then the run FAILS with EX500).',
+        }),
+      ),
       replayOfRunId: Nullable(Id()),
       workflowId: Type.String(),
     },
