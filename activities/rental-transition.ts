@@ -35,6 +35,11 @@ export interface PerformRentalTransitionInput extends Omit<RecordRentalTransitio
   vehicleCommand?: 'UNLOCK' | 'LOCK' | 'OPEN_TAILBOX';
   /** Reply timeout of the command (the category's override); the fleet default otherwise. */
   commandTimeoutMs?: number;
+  /**
+   * The workflow bills the ended rental's invoice in its own step after the operation answered
+   * (`billEndedRental`); without it (histories from before) this step bills it itself.
+   */
+  billsAfterAnswer?: boolean;
 }
 
 /** Activities of the rental's transitions: the step with its vehicle command, and failed operations. */
@@ -155,8 +160,9 @@ export function createRentalTransitionActivities(deps: ActivityDeps) {
       return withHeartbeat(() =>
         asActivity(async () => {
           const recorded = await performTransition(input);
-          // END, CANCEL and EXPIRE wrote the invoice: billed once that committed (`finance.invoice.autoBill`).
-          if (rentalTransitions[input.transition].ends)
+          // END, CANCEL and EXPIRE wrote the invoice: billed once that committed (`finance.invoice.autoBill`),
+          // here only for workflows from before billEndedRental.
+          if (rentalTransitions[input.transition].ends && !input.billsAfterAnswer)
             await autoBillInvoiceOf(
               deps,
               input.tenant,
@@ -165,6 +171,17 @@ export function createRentalTransitionActivities(deps: ActivityDeps) {
             );
           return recorded;
         }),
+      );
+    },
+
+    /**
+     * Bills the invoice an ended rental wrote (`finance.invoice.autoBill`) and starts its payment: the
+     * workflow's step after END, CANCEL or EXPIRE answered, so the rider does not wait for the charge.
+     * Keyed by this activity: a retry finds the payment its first attempt made and starts it once.
+     */
+    async billEndedRental(input: { tenant: string; rentalId: number }): Promise<void> {
+      return asActivity(() =>
+        autoBillInvoiceOf(deps, input.tenant, { rentalId: input.rentalId }, activityIdempotencyKey()),
       );
     },
 

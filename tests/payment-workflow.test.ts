@@ -493,11 +493,13 @@ describe('automatic billing (finance.invoice.autoBill, enabled by default)', () 
     await backend.testEnv!.sleep(20 * MINUTE);
     backend.simulator.ride(String(vehicle.id), 400);
     expect((await operate('END')).state).toBe('ENDED');
+    // END answers once the rental is ended and priced; the workflow bills its invoice as its next step.
+    expect(await handle.result()).toMatchObject({ state: 'ENDED' });
     const rental = await em().findOneOrFail(Rental, rentalId);
     return em().findOneOrFail(Invoice, rental.invoice!.id);
   }
 
-  test("an ended rental's invoice is billed at once and its payment collects it", async () => {
+  test("an ended rental's invoice is billed after END answered and its payment collects it", async () => {
     const customer = await payingCustomer(finance, seededCustomer(), 'tok_sandbox_visa');
     const invoice = await rentalInvoice(customer.id, 0);
     expect(invoice.state).not.toBe('OPEN');

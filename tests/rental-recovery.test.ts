@@ -1,8 +1,13 @@
 // Crash recovery: the worker process is killed (SIGKILL) while a rental's START waits for the vehicle; a
 // new worker process resumes the rental, the device applies the UNLOCK once, and the rental completes.
+// And killed right after END answered, while the workflow bills the ended rental: a new worker bills it
+// and its payment charges the card, each once.
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import { Invoice } from '../db/entities/Invoice.js';
+import { Payment } from '../db/entities/Payment.js';
+import { PaymentAttempt } from '../db/entities/PaymentAttempt.js';
 import { Rental } from '../db/entities/Rental.js';
 import { Vehicle } from '../db/entities/Vehicle.js';
 import { VehicleCommand } from '../db/entities/VehicleCommand.js';
@@ -75,17 +80,22 @@ afterAll(async () => {
   await broker?.stop();
 });
 
+/** Waits until the vehicle is recorded online (a reservation of an offline vehicle is refused). */
+async function untilOnline(vehicle: Vehicle): Promise<void> {
+  // The new worker's ingestor records the vehicle online from its retained status; on a loaded machine
+  // that may come after the worker polls.
+  for (const deadline = Date.now() + 90_000; ;) {
+    if (!(await tenantEm(orm, seed.tenant).findOneOrFail(Vehicle, vehicle.id)).offline) return;
+    if (Date.now() > deadline) throw new Error(`vehicle ${vehicle.code} did not come online`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 test('a worker killed while START waits for the vehicle: a new worker finishes the rental, the device unlocks once', async () => {
   const first = await startWorkerProcess();
   const em = tenantEm(orm, seed.tenant);
   const vehicle = (await em.find(Vehicle, {}, { orderBy: { id: 'asc' }, limit: 1 }))[0]!;
-  // The new worker's ingestor records the vehicle online from its retained status; on a loaded machine
-  // that may come after the worker polls, and a reservation of an offline vehicle is refused.
-  for (const deadline = Date.now() + 90_000; ;) {
-    if (!(await tenantEm(orm, seed.tenant).findOneOrFail(Vehicle, vehicle.id)).offline) break;
-    if (Date.now() > deadline) throw new Error(`vehicle ${vehicle.code} did not come online`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await untilOnline(vehicle);
   const rentalId = 900_001;
   const handle = await client.workflow.start<typeof rentalWorkflow>(
     RENTAL_WORKFLOW_TYPE,
@@ -145,4 +155,53 @@ test('a worker killed while START waits for the vehicle: a new worker finishes t
   const row = await tenantEm(orm, seed.tenant).findOneOrFail(Rental, rentalId);
   expect(row.state).toBe('ENDED');
   expect(row.phases.map((phase) => phase.phase)).toEqual(['RESERVATION_FREE', 'DRIVING']);
+}, 180_000);
+
+test('a worker killed right after END answered: a new worker bills the ended rental, its card charged once', async () => {
+  const em = tenantEm(orm, seed.tenant);
+  const vehicle = (await em.find(Vehicle, {}, { orderBy: { id: 'asc' }, limit: 2 }))[1]!;
+  let worker = workers.at(-1);
+  if (!worker || worker.exitCode !== null || worker.signalCode !== null) worker = await startWorkerProcess();
+  await untilOnline(vehicle);
+  const rentalId = 900_002;
+  const handle = await client.workflow.start<typeof rentalWorkflow>(
+    RENTAL_WORKFLOW_TYPE,
+    rentalWorkflowStartOptions(
+      {
+        tenant: seed.tenant,
+        rentalId,
+        branchId: vehicle.branch.id,
+        vehicleId: vehicle.id,
+        // The demo customer, whose default source is the sandbox's always-approved card.
+        customerId: seed.customerIds[0]!,
+        requestedBy: 'client:recovery-test',
+        startImmediately: true,
+      },
+      taskQueue,
+    ),
+  );
+  expect((await handle.executeUpdate(awaitReservationUpdate)).state).toBe('ACTIVE');
+  simulator.ride(String(vehicle.id), 300);
+  const ended = await handle.executeUpdate(rentalOperationUpdate, {
+    args: [{ operationType: 'END', requestedBy: 'client:recovery-test' }],
+  });
+  expect(ended.state).toBe('ENDED');
+  // END has answered: the billing step follows in the workflow. Kill the worker in that gap.
+  worker.kill('SIGKILL');
+  await new Promise((resolve) => (worker.exitCode !== null ? resolve(null) : worker.once('exit', resolve)));
+
+  await startWorkerProcess();
+  expect((await handle.result()).state).toBe('ENDED');
+  const rental = await tenantEm(orm, seed.tenant).findOneOrFail(Rental, rentalId);
+  const invoiceId = rental.invoice!.id;
+  for (const deadline = Date.now() + 60_000; ;) {
+    if ((await tenantEm(orm, seed.tenant).findOneOrFail(Invoice, invoiceId)).state === 'PAID') break;
+    if (Date.now() > deadline) throw new Error(`invoice ${invoiceId} was not paid`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const reader = tenantEm(orm, seed.tenant);
+  const payments = await reader.find(Payment, { invoice: invoiceId });
+  expect(payments).toHaveLength(1);
+  expect(await reader.count(PaymentAttempt, { payment: payments[0]!.id })).toBe(1);
+  expect(payments[0]!.state).toBe('PAID');
 }, 180_000);

@@ -94,6 +94,8 @@ class RentalProcess extends EntityProcess<RentalStepName, RentalWorkflowSnapshot
   private initialStepsDone: boolean;
   /** awaitReservation was asked (and answered): a refused rental may end. */
   reservationAnswered = false;
+  /** The ending transition left its invoice to billEndedRental, after the operation answered. */
+  billingDue = false;
 
   constructor(private readonly input: RentalWorkflowInput) {
     super(
@@ -107,6 +109,11 @@ class RentalProcess extends EntityProcess<RentalStepName, RentalWorkflowSnapshot
     );
     this.common = { tenant: input.tenant, rentalId: input.rentalId };
     this.initialStepsDone = Boolean(input.resume);
+  }
+
+  /** What billEndedRental bills. */
+  get billingInput(): { tenant: string; rentalId: number } {
+    return this.common;
   }
 
   /** Whether the rental reached a state it never leaves. */
@@ -132,6 +139,8 @@ class RentalProcess extends EntityProcess<RentalStepName, RentalWorkflowSnapshot
   ): Promise<void> {
     const { snapshot, common, input } = this;
     const row = rentalTransitions[name];
+    // An ending step's invoice is billed after the operation answered (billEndedRental), not inside it.
+    const billsAfterAnswer = row.ends === true && patched('ended-rental-billed-after-answer');
     let recorded;
     try {
       recorded = await vehicleSteps.performRentalTransition({
@@ -151,6 +160,7 @@ class RentalProcess extends EntityProcess<RentalStepName, RentalWorkflowSnapshot
         vehicleCommand: row.vehicleCommand,
         commandTimeoutMs:
           name === 'START' && snapshot.startTimeoutSeconds ? snapshot.startTimeoutSeconds * 1000 : undefined,
+        ...(billsAfterAnswer ? { billsAfterAnswer } : {}),
       });
     } catch (error) {
       const cause = businessFailure(error);
@@ -166,6 +176,7 @@ class RentalProcess extends EntityProcess<RentalStepName, RentalWorkflowSnapshot
       });
       throw failure;
     }
+    if (billsAfterAnswer) this.billingDue = true;
     if (row.activeMode !== undefined) snapshot.activeMode = row.activeMode ?? undefined;
     if (reservationExpiresAtMs !== undefined) snapshot.reservationExpiresAtMs = reservationExpiresAtMs;
     if (recorded.state !== snapshot.state) this.setState(recorded.state);
@@ -392,6 +403,8 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
     }
   }
   await condition(allHandlersFinished);
+  // END has answered the rider; its invoice is billed and its payment started now.
+  if (rental.billingDue) await records.billEndedRental(rental.billingInput);
   await notifyBooking(input, snapshot.state);
   return { rentalId: input.rentalId, state: snapshot.state };
 }
