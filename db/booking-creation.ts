@@ -4,6 +4,7 @@
 // caller's transaction, one BOOKING_* event per step under the activity's idempotency key, the
 // booking's timeline as the answer. See docs/bookings.md.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { Decimal } from 'decimal.js';
 import { Booking } from './entities/Booking.js';
 import { Branch } from './entities/Branch.js';
 import { CostCenter } from './entities/CostCenter.js';
@@ -13,6 +14,7 @@ import { Vehicle } from './entities/Vehicle.js';
 import { VehicleCategory } from './entities/VehicleCategory.js';
 import { recordEvent } from './events.js';
 import { assertNoDunningBlock } from './dunning.js';
+import { assertPayerReady } from './payer-readiness.js';
 import { checkBookingAdmission, heldWindow } from './booking-availability.js';
 import {
   bookingPricingAt,
@@ -95,6 +97,11 @@ export async function createBookingRecord(
     branchId: branch.id,
     vehicleCategoryId: category.id,
   });
+  // Readiness before anything is written: a booking that bills (its price, a cancellation or no-show
+  // fee) needs a payer who can pay (P104: db/payer-readiness.ts).
+  const cancellationFeeAmount = pricing.priced.rules.booking?.cancellation.fee ?? '0';
+  if ([price.price.total, cancellationFeeAmount, settings.noShowFee].some((a) => new Decimal(a).gt(0)))
+    await assertPayerReady(em, { customerId: customer.id, userGroupId: userGroup?.id ?? null });
   const costCenter =
     input.costCenterId === undefined ? null : await em.findOne(CostCenter, input.costCenterId);
   await checkBookingAdmission(em, {

@@ -14,6 +14,8 @@ import { appendBalanceUpdate, balanceValue } from './balance-ledger.js';
 import { TENANT_FILTER } from './entities/TenantScoped.js';
 import { eventRecorded, recordEvent, type EventFields } from './events.js';
 import { preparedRows } from './prepared.js';
+import { invoiceDueDateOf } from './dunning.js';
+import { payerIsInvoiced, type PaymentOwner } from './payer-readiness.js';
 import { DomainError } from '../domain/errors.js';
 import {
   invoiceOperationRefusal,
@@ -30,10 +32,7 @@ import {
 import { formatAmount } from '../domain/money.js';
 
 /** Who pays: a customer, or a business account (its sources and balances are the group's). */
-export interface PaymentOwner {
-  customerId: number | null;
-  userGroupId: number | null;
-}
+export type { PaymentOwner };
 
 /** The owner of an invoice: the business account of a BUSINESS invoice, else its customer. */
 export function ownerOfInvoice(invoice: Invoice): PaymentOwner {
@@ -231,6 +230,12 @@ export async function billInvoiceRecord(
   if (left.lte(0)) {
     invoice.state = 'PAID';
     invoice.settledAt = request.at;
+    billed = { invoice, payment: null };
+  } else if (await payerIsInvoiced(em, owner)) {
+    // Invoiced by transfer (paymentState INVOICING): BILLED with its due date and no payment, never a
+    // card charge; the operator settles it (set-paid-externally: PAID_EXTERNALLY). db/payer-readiness.ts.
+    invoice.state = 'BILLED';
+    invoice.dueAt = await invoiceDueDateOf(em, request.tenant, invoice.id, request.at);
     billed = { invoice, payment: null };
   } else {
     invoice.state = 'BILLED';

@@ -38,6 +38,7 @@ export const financeErrors = defineErrorCodes(
     // Project-defined: payments (the spec's P* table is not shown)
     'P120': { code: 'P120', meaning: 'the payment cannot be retried in its state', retryable: false, httpStatus: 409, source: 'project', when: '`POST /payments/{id}/retry` unless AWAITING_RETRY or after a failed 3-D Secure or push challenge' },
     'P121': { code: 'P121', meaning: 'the payment is not waiting for the customer', retryable: false, httpStatus: 409, source: 'project', when: 'a challenge answer for a payment that is not waiting for one' },
+    'P124': { code: 'P124', meaning: 'the purchase\'s charge was declined: nothing was bought', retryable: false, httpStatus: 402, source: 'project', when: 'a package purchase whose first charge was declined: its invoice CLOSED, the credit it took given back, nothing granted' },
     'P122': { code: 'P122', meaning: 'the payment source is in use by a running payment', retryable: true, httpStatus: 409, source: 'project', when: '`DELETE /payments` for a source a running payment charges' },
     'I140': { code: 'I140', meaning: 'the refund has finished', retryable: false, httpStatus: 409, source: 'project', when: 'a call to a refund whose workflow has ended (re-read the refunding invoice)' },
     'P404': { code: 'P404', meaning: 'payment not found', retryable: false, httpStatus: 404, source: 'project', when: 'unknown payment id (or another tenant\'s or customer\'s)' },

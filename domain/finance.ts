@@ -84,7 +84,8 @@ export type PaymentEvent =
   | 'GIVE_UP' // a challenge failure nobody retried within the retry window
   | 'DISPUTED' // the gateway reports a chargeback
   | 'COLLECTIONS' // mark-for-collection of the invoice
-  | 'PAID_EXTERNALLY'; // set-paid-externally of the invoice
+  | 'PAID_EXTERNALLY' // set-paid-externally of the invoice
+  | 'WITHDRAWN'; // a purchase whose first charge was declined is withdrawn: no retries (FAILED)
 
 /** One row of the payment's transition table. */
 export interface PaymentTransition {
@@ -113,6 +114,7 @@ export const paymentTransitions: Readonly<Record<PaymentEvent, PaymentTransition
     from: ['OPEN', 'AWAITING_RETRY', 'FAILED', 'COLLECTIONS', ...challengeFailed],
     to: 'PAID',
   },
+  WITHDRAWN: { from: ['AWAITING_RETRY', ...challengeFailed], to: 'FAILED' },
 };
 
 /** The next state, or undefined when the table does not allow the event in this state. */
@@ -207,6 +209,21 @@ export const invoiceOperations: Readonly<
   },
 };
 
+/**
+ * Whether an invoice waits for a transfer: billed to a payer invoiced by transfer (paymentState
+ * INVOICING), with a due date and no payment. The operator settles it (set-paid-externally) or hands it
+ * to collection, as a COLLECTION invoice would be.
+ */
+export function awaitsTransfer(invoice: { state: InvoiceState; dueAt?: Date | null }): boolean {
+  return invoice.state === 'BILLED' && invoice.dueAt != null;
+}
+
+/** Operations an invoice waiting for a transfer allows besides its state's (see {@link awaitsTransfer}). */
+export const transferInvoiceOperations: readonly InvoiceOperation[] = [
+  'SET_PAID_EXTERNALLY',
+  'MARK_FOR_COLLECTION',
+];
+
 /** The refusal of an operation in an invoice state, or undefined when the state allows it. */
 export function invoiceOperationRefusal(
   state: InvoiceState,
@@ -273,21 +290,31 @@ export const defaultAutoBillSettings: AutoBillSettings = { enabled: true };
 export const DUNNING_SETTING_KEY = 'finance.dunning';
 export interface DunningSettings {
   graceDays: number;
+  /**
+   * Days a payer invoiced by transfer (paymentState INVOICING) has to pay: its invoice's due date is
+   * this long after billing, and the grace period counts from the due date.
+   */
+  paymentTermDays: number;
 }
-export const defaultDunningSettings: DunningSettings = { graceDays: 3 };
+export const defaultDunningSettings: DunningSettings = { graceDays: 3, paymentTermDays: 14 };
 
 /** Reads a stored `finance.dunning` value over the default, ignoring what is malformed (a negative or non-number). */
 export function dunningSettingsOf(value: unknown): DunningSettings {
-  const graceDays = (value as Partial<Record<keyof DunningSettings, unknown>> | null | undefined)?.graceDays;
+  const stored = value as Partial<Record<keyof DunningSettings, unknown>> | null | undefined;
+  const days = (n: unknown, fallback: number) =>
+    typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : fallback;
   return {
-    graceDays:
-      typeof graceDays === 'number' && Number.isFinite(graceDays) && graceDays >= 0
-        ? graceDays
-        : defaultDunningSettings.graceDays,
+    graceDays: days(stored?.graceDays, defaultDunningSettings.graceDays),
+    paymentTermDays: days(stored?.paymentTermDays, defaultDunningSettings.paymentTermDays),
   };
 }
 
-/** Invoices billed before this instant and still unpaid block new rentals and bookings (U134). */
+/** The due date of an invoice billed at `billedAt` to a payer invoiced by transfer. */
+export function invoiceDueAt(settings: DunningSettings, billedAt: Date): Date {
+  return new Date(billedAt.getTime() + settings.paymentTermDays * 86_400_000);
+}
+
+/** Invoices billed (or, invoiced by transfer, due) before this instant and still unpaid block new rentals and bookings (U134). */
 export function dunningCutoff(settings: DunningSettings, at: Date): Date {
   return new Date(at.getTime() - settings.graceDays * 86_400_000);
 }

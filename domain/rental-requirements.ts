@@ -318,6 +318,21 @@ export interface BusinessAccountFact {
   paymentSources: readonly PaymentSourceFact[];
 }
 
+/** A payer (a customer, or the business account that pays for its members) as readiness sees it. */
+export interface PayerFact {
+  paymentState: string;
+  paymentSources: readonly PaymentSourceFact[];
+}
+
+/**
+ * Payer readiness, the one rule every charge asks before it writes anything (the start requirement
+ * PAYMENT_METHOD, and every purchase: db/payer-readiness.ts): a payment source, or a payer invoiced by
+ * transfer (paymentState INVOICING). P104 otherwise.
+ */
+export function payerCanBeCharged(payer: PayerFact): boolean {
+  return payer.paymentSources.length > 0 || payer.paymentState === 'INVOICING';
+}
+
 /** What the start requirements look at. */
 export interface StartFacts {
   /** Instant the rental would start (booking start when given): ages are counted at it. */
@@ -430,7 +445,7 @@ export function evaluateStartRequirements(
           paymentState: customer.paymentState,
           paymentSources: facts.paymentSources,
         };
-        return payer.paymentSources.length > 0 || payer.paymentState === 'INVOICING'
+        return payerCanBeCharged(payer)
           ? pass(name)
           : fail(
               name,

@@ -278,10 +278,14 @@ export const knownSettings: Readonly<Record<string, KnownSetting>> = {
     name: 'Dunning',
     area: 'CORE',
     valueType: 'JSON',
-    schema: settingObject({ graceDays: Type.Optional(Type.Number({ minimum: 0, maximum: 3650 })) }),
+    schema: settingObject({
+      graceDays: Type.Optional(Type.Number({ minimum: 0, maximum: 3650 })),
+      paymentTermDays: Type.Optional(Type.Number({ minimum: 0, maximum: 3650 })),
+    }),
     default: defaultDunningSettings,
     publicVisible: false,
-    description: 'Days after billing an unpaid invoice starts blocking new rentals and bookings (U134).',
+    description:
+      'Days after billing (after the due date for payers invoiced by transfer) an unpaid invoice starts blocking new rentals and bookings (U134); paymentTermDays: the due date of an invoice paid by transfer, that long after billing.',
   },
   [routingSettingKey]: {
     name: 'Field route optimisation',

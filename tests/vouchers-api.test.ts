@@ -287,8 +287,8 @@ describe('packages and rewards', () => {
       token: await session.customerToken(declinedId),
       body: { packageCode: code },
     });
-    expect(declined.status).toBe(201);
-    expect(declined.body).toMatchObject({ state: 'BILLED', paymentState: 'FAILED', vouchers: [] });
+    // A declined charge withdraws the purchase (issue 33): P124, nothing granted.
+    expectError(declined, 402, 'P124');
     expect(await session.em().count(Voucher, { customerId: declinedId })).toBe(0);
   });
 

@@ -76,7 +76,8 @@ export const retryPaymentUpdate = defineUpdate<PaymentWorkflowSnapshot, [Payment
 
 /** Ends collection: the invoice went to collections (COLLECTIONS) or was paid outside the gateway (PAID). */
 export interface ClosePaymentRequest extends PaymentRequested {
-  event: 'COLLECTIONS' | 'PAID_EXTERNALLY';
+  /** WITHDRAWN: a purchase gives up its declined first charge (no retries; api/shared/purchase-charges.ts). */
+  event: 'COLLECTIONS' | 'PAID_EXTERNALLY' | 'WITHDRAWN';
 }
 export const closePaymentUpdate = defineUpdate<PaymentWorkflowSnapshot, [ClosePaymentRequest]>(
   'closePayment',

@@ -76,6 +76,7 @@ export const bookingCreationErrors = [
   'U106',
   'U131',
   'U134',
+  'P104',
   'UG404',
   'R190',
   'R191',

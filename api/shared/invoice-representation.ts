@@ -81,6 +81,12 @@ export const InvoiceSchema = component(
       refundReason: Nullable(Type.String({ description: 'A refunding invoice: the reason given.' })),
       issuedAt: DateTime(),
       billedAt: Nullable(DateTime({ description: 'When it was billed (OPEN → BILLED).' })),
+      dueAt: Nullable(
+        DateTime({
+          description:
+            'A payer invoiced by transfer (paymentState INVOICING): when the invoice is due. It is billed without a payment (never charged to a card) and settled by set-paid-externally.',
+        }),
+      ),
       settledAt: Nullable(
         DateTime({ description: 'When it was paid, set paid externally, refunded or marked as lost.' }),
       ),
@@ -150,6 +156,7 @@ export function toInvoiceDto(
     refundReason: invoice.refundReason ?? null,
     issuedAt: invoice.issuedAt.toISOString(),
     billedAt: invoice.billedAt?.toISOString() ?? null,
+    dueAt: invoice.dueAt?.toISOString() ?? null,
     settledAt: invoice.settledAt?.toISOString() ?? null,
     payments: payments.map(toInvoicePaymentSummary),
     lines: lines.map((line) => toInvoiceLineDto(line, invoice.currency)),

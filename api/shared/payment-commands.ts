@@ -152,16 +152,17 @@ export async function retryPayment(
 /**
  * Ends a payment's collection: COLLECTIONS (the invoice was marked for collection; refused with I124
  * where the payment table does not allow it) or PAID_EXTERNALLY (paid outside the gateway; the invoice
- * becomes PAID_EXTERNALLY; F207 where not allowed). A running payment is closed by its workflow (the
+ * becomes PAID_EXTERNALLY; F207 where not allowed) or WITHDRAWN (a purchase's declined first charge
+ * retries no more: FAILED; P120 where not allowed). A running payment is closed by its workflow (the
  * closePayment Update, which then ends); a finished one (FAILED, COLLECTIONS) is written directly.
  */
 export async function closePayment(
   ctx: RouteContext,
   payment: Payment,
-  event: 'COLLECTIONS' | 'PAID_EXTERNALLY',
+  event: 'COLLECTIONS' | 'PAID_EXTERNALLY' | 'WITHDRAWN',
   requestedBy: string,
 ): Promise<Payment> {
-  const refusal: ErrorCode = event === 'COLLECTIONS' ? 'I124' : 'F207';
+  const refusal: ErrorCode = event === 'COLLECTIONS' ? 'I124' : event === 'WITHDRAWN' ? 'P120' : 'F207';
   if (isRunningPaymentState(payment.state)) {
     try {
       await ctx.services.temporal.workflow

@@ -9,6 +9,7 @@ import { UserSubscription } from '../../db/entities/UserSubscription.js';
 import { UserSubscriptionPeriod } from '../../db/entities/UserSubscriptionPeriod.js';
 import type { Voucherable } from '../../db/entities/Voucherable.js';
 import { inTenantTransaction } from '../../db/orm.js';
+import { assertPayerReady } from '../../db/payer-readiness.js';
 import { createUserSubscription } from '../../db/subscriptions.js';
 import { DomainError, type ErrorCode } from '../../domain/errors.js';
 import { runningPaymentStates, type PaymentState } from '../../domain/finance.js';
@@ -19,6 +20,7 @@ import {
   type SubscriptionWorkflowSnapshot,
 } from '../../workflows/subscription.messages.js';
 import type { RouteContext } from '../kernel/route.js';
+import { freshPayment, withdrawDeclinedCharge } from './purchase-charges.js';
 
 /** The codes a purchase answers. */
 export const buySubscriptionErrors = [
@@ -31,6 +33,7 @@ export const buySubscriptionErrors = [
   'SU116',
   'SU117',
   'SU119',
+  'P104',
 ] as const satisfies readonly ErrorCode[];
 
 /** The codes of the workflow's Updates (the table's refusals, a step in progress, a finished workflow). */
@@ -87,6 +90,18 @@ export interface SubscriptionPurchase {
   plan: Voucherable;
   branch: Branch;
   createdBy: string;
+  /** The request's idempotency key (`Idempotency-Key`): a retried purchase answers the first one. */
+  idempotencyKey?: string;
+}
+
+/** The payment of a subscription's newest period, if it has one. */
+async function latestPeriodPayment(ctx: RouteContext, id: number) {
+  const period = await ctx.em.findOne(
+    UserSubscriptionPeriod,
+    { userSubscription: id },
+    { orderBy: { id: 'desc' }, populate: ['payment'], refresh: true },
+  );
+  return period?.payment ? freshPayment(ctx, period.payment.id) : null;
 }
 
 /**
@@ -99,13 +114,18 @@ export async function buySubscription(
   ctx: RouteContext,
   purchase: SubscriptionPurchase,
 ): Promise<UserSubscription> {
+  const idempotencyKey = `buy:${purchase.customerId}:${purchase.plan.id}:${purchase.idempotencyKey ?? ctx.traceId}`;
+  // Readiness before anything is written: a subscription renews, so it needs a payment method (or
+  // INVOICING); a retried purchase answers what the first one did.
+  if (!(await ctx.em.findOne(UserSubscription, { idempotencyKey })))
+    await assertPayerReady(ctx.em, { customerId: purchase.customerId, userGroupId: null });
   const { subscription } = await inTenantTransaction(ctx.services.orm, ctx.tenant, (tx) =>
     createUserSubscription(tx, {
       customerId: purchase.customerId,
       plan: purchase.plan,
       branch: purchase.branch,
       createdBy: purchase.createdBy,
-      idempotencyKey: `buy:${purchase.customerId}:${purchase.plan.id}:${ctx.traceId}`,
+      idempotencyKey,
       at: new Date(),
       workflowIdOf: (id) => subscriptionWorkflowId(ctx.tenant, id),
     }),
@@ -128,11 +148,19 @@ export async function buySubscription(
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
-  const row = await afterFirstAttempt(
+  let row = await afterFirstAttempt(
     ctx,
     subscription.id,
     (r) => r.currentPeriod > 0 || r.state !== 'RENEWING',
   );
+  if (row.currentPeriod === 0) {
+    // A declined first charge leaves nothing half-done: the payment retries no more (WITHDRAWN), so the
+    // workflow records PURCHASE_FAILED (EXPIRED, autoRenewal FAILED: it never started); the invoice is
+    // CLOSED and the balance credit it took given back.
+    const payment = await latestPeriodPayment(ctx, row.id);
+    if (payment && (await withdrawDeclinedCharge(ctx, payment, purchase.createdBy)))
+      row = await afterFirstAttempt(ctx, row.id, (r) => r.state !== 'RENEWING');
+  }
   if (row.state === 'EXPIRED')
     throw new DomainError(
       'SU119',

@@ -2,6 +2,7 @@ import { Balance } from '../../db/entities/Balance.js';
 import { BalanceAccess } from '../../db/entities/BalanceAccess.js';
 import { BalanceUpdate } from '../../db/entities/BalanceUpdate.js';
 import { Deposit } from '../../db/entities/Deposit.js';
+import { Migration20261206023000_invoice_due_at } from '../../db/migrations/Migration20261206023000_invoice_due_at.js';
 import { InvoiceLineTemplate } from '../../db/entities/InvoiceLineTemplate.js';
 import { Payment } from '../../db/entities/Payment.js';
 import { PaymentAttempt } from '../../db/entities/PaymentAttempt.js';
@@ -58,6 +59,7 @@ export const financeDomain = defineDomain({
     BalanceAccess,
   ],
   migrations: [
+    Migration20261206023000_invoice_due_at,
     Migration20261122134203_rental_billing,
     Migration20261122142816_rental_billing_links,
     Migration20261125000342_finance,

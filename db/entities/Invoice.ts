@@ -107,6 +107,13 @@ export class Invoice extends TenantScoped {
   @Property({ type: 'Date', nullable: true })
   billedAt?: Date | null;
 
+  /**
+   * When an invoice of a payer invoiced by transfer (paymentState INVOICING) is due: billed without a
+   * payment, it waits for the transfer until then (the dunning grace period counts from here).
+   */
+  @Property({ type: 'Date', nullable: true })
+  dueAt?: Date | null;
+
   /** When it was paid, set paid externally, refunded or given up as lost. */
   @Property({ type: 'Date', nullable: true })
   settledAt?: Date | null;

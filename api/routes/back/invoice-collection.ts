@@ -11,6 +11,8 @@ import { recordEvent } from '../../../db/events.js';
 import { inTenantTransaction } from '../../../db/orm.js';
 import { DomainError, type ErrorCode } from '../../../domain/errors.js';
 import {
+  awaitsTransfer,
+  transferInvoiceOperations,
   invoiceOperationRefusal,
   paymentTransition,
   type InvoiceOperation,
@@ -32,6 +34,8 @@ import { invoiceOf, InvoiceIdParams, onTheInvoice, tags } from './invoices.js';
 
 /** The refusal of an operation on an invoice: the state table, and never on a refunding invoice. */
 function refusalOf(invoice: Invoice, operation: InvoiceOperation): ErrorCode | undefined {
+  // An invoice paid by transfer (BILLED with a due date, no payment) is settled or collected by hand.
+  if (awaitsTransfer(invoice) && transferInvoiceOperations.includes(operation)) return undefined;
   const refusal = invoiceOperationRefusal(invoice.state, operation);
   if (refusal) return refusal;
   return invoice.refundedInvoice ? invoiceOperationRefusal('IS_REFUND', operation) : undefined;
@@ -201,7 +205,7 @@ export const setInvoicePaidExternally = defineRoute({
   summary:
     'Record that a COLLECTION invoice was paid outside the gateway: PAID_EXTERNALLY (records INVOICE_PAID_EXTERNALLY)',
   description:
-    "Only invoices in COLLECTION (F207). Its payment, if one is still open, is closed as paid (PAID); the customer's dunning block lifts at once.",
+    "Only invoices in COLLECTION, or BILLED invoices waiting for a transfer (a payer invoiced by transfer: paymentState INVOICING, `dueAt` set, no payment) (F207). Its payment, if one is still open, is closed as paid (PAID); the customer's dunning block lifts at once.",
   tags,
   params: InvoiceIdParams,
   body: Type.Object(

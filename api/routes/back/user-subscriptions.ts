@@ -15,6 +15,7 @@ import { userSubscriptionStates } from '../../../domain/subscription.js';
 import { cancelSubscriptionUpdate } from '../../../workflows/subscription.messages.js';
 import { created, defineRoute, ok, type RouteContext } from '../../kernel/route.js';
 import { Id } from '../../kernel/schemas.js';
+import { PurchaseHeaders, purchaseKeyOf } from '../../shared/purchase-charges.js';
 import {
   buySubscription,
   buySubscriptionErrors,
@@ -159,8 +160,9 @@ export const buyUserSubscription = defineRoute({
   interface: 'back',
   summary: "Buy a subscription on a customer's behalf",
   description:
-    "The plan (`voucherableId` or `subscriptionCode`, a voucherable of type Subscription) is bought for the customer `userId` at `branchId` as the app's buy does: charged to the customer's default payment source (the balance's credit first) through a payment workflow; the answer waits up to 10 s for the payment's first attempt. SU119 when the gateway refused it. The operator is recorded as the buyer. Needs USER_SUBSCRIPTION_MANAGE on the business unit of the branch.",
+    "The plan (`voucherableId` or `subscriptionCode`, a voucherable of type Subscription) is bought for the customer `userId` at `branchId` as the app's buy does: charged to the customer's default payment source (the balance's credit first) through a payment workflow; the answer waits up to 10 s for the payment's first attempt. P104 before anything is written when the customer has no payment method; SU119 when the gateway refused the charge (the subscription EXPIRED, never started; its invoice CLOSED, credit given back). An `Idempotency-Key` header makes a retried request answer the first purchase. The operator is recorded as the buyer. Needs USER_SUBSCRIPTION_MANAGE on the business unit of the branch.",
   tags,
+  headers: PurchaseHeaders,
   body: Type.Object(
     {
       userId: Id({ description: 'The customer.' }),
@@ -192,7 +194,13 @@ export const buyUserSubscription = defineRoute({
       body.voucherableId !== undefined
         ? await planById(em, body.voucherableId)
         : await planByCode(em, body.subscriptionCode!);
-    const row = await buySubscription(ctx, { customerId: customer.id, plan, branch, createdBy: ctx.actor });
+    const row = await buySubscription(ctx, {
+      customerId: customer.id,
+      plan,
+      branch,
+      createdBy: ctx.actor,
+      idempotencyKey: purchaseKeyOf(ctx),
+    });
     return created((await userSubscriptionDtos(em, [row]))[0]!, {
       Location: `${ctx.baseUrl}/user-subscriptions/${row.id}`,
     });

@@ -12,6 +12,7 @@ import { Voucher } from '../../../db/entities/Voucher.js';
 import { VoucherPackagePurchase } from '../../../db/entities/VoucherPackagePurchase.js';
 import { Voucherable } from '../../../db/entities/Voucherable.js';
 import { inTenantTransaction } from '../../../db/orm.js';
+import { assertPayerReady } from '../../../db/payer-readiness.js';
 import { businessUnitOfBranch } from '../../../db/pricing.js';
 import { createPackagePurchase, settlePackagePurchases } from '../../../db/voucher-packages.js';
 import { escapeLike } from '../../../db/voucherables.js';
@@ -22,6 +23,12 @@ import { purchasableTypes } from '../../../domain/voucherables.js';
 import { component, DateTime, Id, Nullable, Str, StringEnum } from '../../kernel/schemas.js';
 import { created, defineRoute, ok, type RouteContext } from '../../kernel/route.js';
 import { billInvoice, billInvoiceErrors } from '../../shared/payment-commands.js';
+import {
+  freshPayment,
+  PurchaseHeaders,
+  purchaseKeyOf,
+  withdrawDeclinedCharge,
+} from '../../shared/purchase-charges.js';
 import { VoucherSchema, voucherDtos } from '../../shared/voucher-representation.js';
 import { BenefitType } from '../../shared/voucherable-representation.js';
 
@@ -198,8 +205,9 @@ export const buyPackage = defineRoute({
   interface: 'front',
   summary: 'Buy a package: an invoice paid through finance; its vouchers once paid',
   description:
-    'The invoice is billed at once (balance credit first, then the default payment source); the answer waits up to 10 s for the first payment attempt. When paid, the package’s vouchers are granted (state GRANTED), once whatever retries; a payment that succeeds later grants them when the customer’s vouchers are next read. W129: an initial package after another package. With `idempotencyKey` a repeated request answers the first purchase.',
+    'Readiness first, before anything is written: P104 unless the caller has a payment method, pays by invoice (INVOICING) or has balance credit covering the whole price (no invoice, no credit used). The invoice is then billed at once (balance credit first, then the default payment source); the answer waits up to 10 s for the first payment attempt. When paid, the package’s vouchers are granted (state GRANTED), once whatever retries; a payment that succeeds later (a 3-D Secure challenge) grants them when the customer’s vouchers are next read. A declined charge withdraws the purchase: P124, its invoice CLOSED, the balance credit it took given back, nothing granted (state FAILED). W129: an initial package after another package. With an `Idempotency-Key` header (or `idempotencyKey`) a repeated request answers the first purchase and opens no second invoice.',
   tags,
+  headers: PurchaseHeaders,
   body: Type.Object(
     {
       packageCode: Str(64, { minLength: 1, pattern: '^[A-Za-z0-9_-]{1,64}$' }),
@@ -209,35 +217,57 @@ export const buyPackage = defineRoute({
   ),
   access,
   responses: { 201: { description: 'The purchase', schema: PurchaseSchema } },
-  errors: ['VA100', 'VA111', 'VA120', 'W129', 'W130', ...billInvoiceErrors],
+  errors: ['VA100', 'VA111', 'VA120', 'W129', 'W130', 'P104', 'P124', 'P120', ...billInvoiceErrors],
   async handler(ctx) {
     const customer = await ctx.customer();
+    const actor = `customer:${customer.id}`;
     const template = await packageByCode(ctx, ctx.body.packageCode);
-    const key = `customer:${customer.id}:${ctx.body.idempotencyKey ?? ctx.traceId}`;
-    const purchase = await inTenantTransaction(ctx.services.orm, ctx.tenant, async (tx) =>
-      createPackagePurchase(tx, {
-        template: await tx.findOneOrFail(Voucherable, template.id),
-        customerId: customer.id,
-        idempotencyKey: key,
-        actor: `customer:${customer.id}`,
-        at: new Date(),
-      }),
-    );
+    const requestKey = purchaseKeyOf(ctx, ctx.body.idempotencyKey);
+    const key = `customer:${customer.id}:${requestKey ?? ctx.traceId}`;
+    const earlier = await ctx.em.findOne(VoucherPackagePurchase, { idempotencyKey: key });
+    // Readiness before anything is written (a retried purchase answers what the first one did).
+    if (!earlier && template.price && template.status === 'ACTIVE' && !template.deletedAt) {
+      const unit = await ctx.em.findOneOrFail(BusinessUnit, template.businessUnitId);
+      await assertPayerReady(
+        ctx.em,
+        { customerId: customer.id, userGroupId: null },
+        { businessUnitId: unit.id, gross: template.price, currency: unit.currency },
+      );
+    }
+    const purchase =
+      earlier ??
+      (await inTenantTransaction(ctx.services.orm, ctx.tenant, async (tx) =>
+        createPackagePurchase(tx, {
+          template: await tx.findOneOrFail(Voucherable, template.id),
+          customerId: customer.id,
+          idempotencyKey: key,
+          actor,
+          at: new Date(),
+        }),
+      ));
     const invoice = await ctx.em.findOneOrFail(Invoice, purchase.invoiceId, { refresh: true });
     let paymentId: number | null = null;
     if (invoice.state === 'OPEN') {
-      const billed = await billInvoice(ctx, invoice, `customer:${customer.id}`);
+      const billed = await billInvoice(ctx, invoice, actor);
       paymentId = billed.payment?.id ?? null;
     } else {
       paymentId =
         (await ctx.em.findOne(Payment, { invoice: invoice.id }, { orderBy: { id: 'desc' } }))?.id ?? null;
     }
     const payment = paymentId ? await afterFirstAttempt(ctx, paymentId) : null;
+    // A declined charge leaves nothing half-done: no retries, the invoice CLOSED, the credit given back.
+    if (payment) await withdrawDeclinedCharge(ctx, payment, actor);
     await inTenantTransaction(ctx.services.orm, ctx.tenant, (tx) =>
       settlePackagePurchases(tx, { purchaseId: purchase.id }),
     );
     const fresh = await ctx.em.findOneOrFail(VoucherPackagePurchase, purchase.id, { refresh: true });
     const freshInvoice = await ctx.em.findOneOrFail(Invoice, purchase.invoiceId, { refresh: true });
+    if (fresh.state === 'FAILED' && freshInvoice.state === 'CLOSED')
+      throw new DomainError(
+        'P124',
+        `the charge of package purchase ${fresh.id} was declined: nothing was bought, the balance credit it used is back`,
+        { purchaseId: fresh.id, invoiceId: fresh.invoiceId },
+      );
     const vouchers = await ctx.em.find(
       Voucher,
       { sourceKind: 'PACKAGE', sourceReference: `package-purchase:${purchase.id}` },
@@ -249,9 +279,7 @@ export const buyPackage = defineRoute({
       state: fresh.state,
       invoiceId: fresh.invoiceId,
       invoiceState: freshInvoice.state,
-      paymentState: payment
-        ? (await ctx.em.findOneOrFail(Payment, payment.id, { refresh: true })).state
-        : null,
+      paymentState: payment ? (await freshPayment(ctx, payment.id)).state : null,
       price: formatAmount(fresh.price, fresh.currency),
       currency: fresh.currency,
       createdAt: fresh.createdAt.toISOString(),

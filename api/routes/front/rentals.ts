@@ -6,6 +6,7 @@ import { Type } from '@sinclair/typebox';
 import { GroupMembership } from '../../../db/entities/GroupMembership.js';
 import { Rental } from '../../../db/entities/Rental.js';
 import { recordEvent } from '../../../db/events.js';
+import { assertPayerReady } from '../../../db/payer-readiness.js';
 import { DomainError } from '../../../domain/errors.js';
 import { terminalRentalStates, type RentalState as RentalStateName } from '../../../domain/rental.js';
 import { buyReservationUpdate, rentalOperationUpdate } from '../../../workflows/rental.messages.js';
@@ -293,13 +294,13 @@ export const appBuyReservation = defineRoute({
   path: '/rentals/{rentalId}/buy-reservation',
   interface: 'front',
   summary: 'Buy reservation minutes for my reservation',
-  description: `Sells \`minutes\` (1 to ${MAX_BOUGHT_RESERVATION_MINUTES}) of paid reservation while the rental is in RESERVATION: the expiry moves by that much and the time past the free reservation is a RESERVATION_PAID phase, priced by the rental's pricing version.`,
+  description: `Sells \`minutes\` (1 to ${MAX_BOUGHT_RESERVATION_MINUTES}) of paid reservation while the rental is in RESERVATION: the expiry moves by that much and the time past the free reservation is a RESERVATION_PAID phase, priced by the rental's pricing version. P104 (nothing bought) unless the rental's payer has a payment method or pays by invoice.`,
   tags,
   params: RentalIdParams,
   query: Type.Object({ minutes: Int(1, MAX_BOUGHT_RESERVATION_MINUTES) }),
   access: { customer: ownRental },
   responses: { 200: { description: 'The rental with its new expiry', schema: RentalSchema } },
-  errors: ['R404', 'A102', 'R201', 'R202', 'R205'],
+  errors: ['R404', 'A102', 'R201', 'R202', 'R205', 'P104'],
   async handler(ctx) {
     const rental = await myRental(ctx);
     if (rental.state !== 'RESERVATION')
@@ -307,6 +308,11 @@ export const appBuyReservation = defineRoute({
         'R201',
         `reservation minutes are sold only in RESERVATION; the rental is ${rental.state}`,
       );
+    // Readiness before anything is written: the minutes are billed with the rental, to its payer.
+    await assertPayerReady(ctx.em, {
+      customerId: rental.customer.id,
+      userGroupId: rental.userGroup?.id ?? null,
+    });
     await workflowOf(ctx, rental.id).executeUpdate(buyReservationUpdate, {
       args: [{ minutes: ctx.query.minutes, requestedBy: ctx.actor }],
     });

@@ -16,6 +16,7 @@ import {
 } from '../../../workflows/subscription.messages.js';
 import { created, defineRoute, ok, type RouteContext } from '../../kernel/route.js';
 import { Id } from '../../kernel/schemas.js';
+import { PurchaseHeaders, purchaseKeyOf } from '../../shared/purchase-charges.js';
 import {
   buySubscription,
   buySubscriptionErrors,
@@ -114,9 +115,10 @@ export const appBuySubscription = defineRoute({
   interface: 'front',
   summary: 'Buy a plan: charged to my default payment source, then renewing at each interval',
   description:
-    "The first period costs `initialPrice` when the plan has one (for `initialIterations` periods), else `price`; the default balance's credit is used first. The answer waits up to 10 s for the payment's first attempt: paid, the subscription is RENEWING with period 1 and its vouchers; a 3-D Secure challenge answers it with period 0 (the invoice `latestInvoiceId` awaits the customer); a refused charge is SU119. `branchId` (required) is where the subscription is used: SU113 when the plan is not sold there. SU103 when I already subscribe to the plan, SU117 at the most running subscriptions.",
+    "The first period costs `initialPrice` when the plan has one (for `initialIterations` periods), else `price`; the default balance's credit is used first. The answer waits up to 10 s for the payment's first attempt: paid, the subscription is RENEWING with period 1 and its vouchers; a 3-D Secure challenge answers it with period 0 (the invoice `latestInvoiceId` awaits the customer); a refused charge is SU119 (the subscription EXPIRED with autoRenewal FAILED: it never started; its invoice CLOSED, the balance credit given back; a soft decline is not retried). Readiness comes first: P104 without a payment method (nothing is written). With an `Idempotency-Key` header a repeated request answers the first purchase (one invoice). `branchId` (required) is where the subscription is used: SU113 when the plan is not sold there. SU103 when I already subscribe to the plan, SU117 at the most running subscriptions.",
   tags,
   params: CodeParams,
+  headers: PurchaseHeaders,
   body: Type.Object({ branchId: Id() }, { additionalProperties: false }),
   access: { customer: 'buys for the caller only.' },
   responses: { 201: { description: 'My subscription', schema: UserSubscriptionSchema } },
@@ -131,6 +133,7 @@ export const appBuySubscription = defineRoute({
       plan,
       branch,
       createdBy: `customer:${customer.id}`,
+      idempotencyKey: purchaseKeyOf(ctx),
     });
     return created((await userSubscriptionDtos(ctx.em, [row]))[0]!, {
       Location: `${ctx.baseUrl}/user-subscriptions/${row.id}`,
