@@ -37,7 +37,7 @@ const em = () => tenantEm(stack.backend.orm, tenant);
 async function invoiceOf(
   state: InvoiceState,
   daysAgo: number,
-  options: { business?: boolean } = {},
+  options: { business?: boolean; dueInDays?: number } = {},
 ): Promise<number> {
   const manager = em();
   const unit = await manager.findOneOrFail(BusinessUnit, session.seed.businessUnitId);
@@ -57,6 +57,7 @@ async function invoiceOf(
     totalGross: '11.90',
     issuedAt: billedAt,
     billedAt,
+    dueAt: options.dueInDays === undefined ? null : new Date(Date.now() + options.dueInDays * DAY),
     idempotencyKey: `test:dunning:${Math.random()}`,
   });
   await manager.flush();
@@ -180,6 +181,17 @@ test("a business account's invoice does not block its rider; a paid or open one 
   const refunded = await invoiceOf('REFUNDED', 10);
   await expectBlocked(false);
   await Promise.all([business, paid, refunded].map((id) => setState(id, 'IGNORE')));
+});
+
+test('an invoice paid by transfer (a due date) counts from its due date, not from billing', async () => {
+  // Billed 20 days ago, due in 2 days (the payer is invoiced by transfer): no block yet.
+  const id = await invoiceOf('BILLED', 20, { dueInDays: 2 });
+  await expectBlocked(false);
+  // Due 4 days ago: past the 3-day grace period after the due date.
+  await em().nativeUpdate(Invoice, { id }, { dueAt: new Date(Date.now() - 4 * DAY) });
+  await expectBlocked(true);
+  await setState(id, 'PAID_EXTERNALLY');
+  await expectBlocked(false);
 });
 
 test("a branch's longer grace period wins over the default", async () => {
