@@ -14,6 +14,7 @@ import {
   beginAttempt,
   currentPaymentSource,
   finishAttempt,
+  recordChargeOutcomeEvent,
   recordInvoiceChargeOutcome,
   recordPaymentState,
   type AttemptOutcome,
@@ -378,6 +379,14 @@ export function createPaymentActivities({ orm, paymentGateways }: ActivityDeps) 
             at: new Date(atMs),
           });
           if (written)
+            await recordChargeOutcomeEvent(
+              tenantEm(orm, input.tenant),
+              input.paymentId,
+              input.idempotencyKey,
+              new Date(atMs),
+              input.requestedBy ?? null,
+            );
+          if (written)
             return {
               settings,
               state: written.state,
@@ -409,6 +418,15 @@ export function createPaymentActivities({ orm, paymentGateways }: ActivityDeps) 
                 requestedBy: input.requestedBy ?? payment.requestedBy,
                 idempotencyKey: `${input.idempotencyKey}/outcome`,
               });
+            } else if (payment.purpose === 'INVOICE') {
+              // The outcome was written by the one-statement path; its event may not have been.
+              await recordChargeOutcomeEvent(
+                em,
+                payment.id,
+                input.idempotencyKey,
+                new Date(atMs),
+                input.requestedBy ?? null,
+              );
             }
             return recordedResult(payment, settings, attempt.state, reference);
           });

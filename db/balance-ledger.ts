@@ -4,7 +4,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Balance } from './entities/Balance.js';
 import { BalanceUpdate } from './entities/BalanceUpdate.js';
+import { Decimal } from 'decimal.js';
+import { recordEvent } from './events.js';
 import type { BalanceUpdateKind } from '../domain/finance.js';
+import { formatAmount } from '../domain/money.js';
 
 /** One ledger row to append. `idempotencyKey` names its cause: the same cause never writes twice. */
 export interface BalanceUpdateInput {
@@ -22,7 +25,9 @@ export interface BalanceUpdateInput {
 
 /**
  * Appends a ledger row unless one with its key exists (then returns that one): a retried activity or
- * request writes its row once. Runs in the caller's transaction; flushes nothing by itself.
+ * request writes its row once. Runs in the caller's transaction: the row is flushed, so its BALANCE_UPDATED
+ * event (once per row, `{key}/event`) names it with the balance's value before and after it, and a row
+ * that uses up the last credit adds BALANCE_DEPLETED.
  */
 export async function appendBalanceUpdate(
   em: EntityManager,
@@ -30,7 +35,7 @@ export async function appendBalanceUpdate(
 ): Promise<BalanceUpdate> {
   const existing = await em.findOne(BalanceUpdate, { idempotencyKey: input.idempotencyKey });
   if (existing) return existing;
-  return em.create(BalanceUpdate, {
+  const row = em.create(BalanceUpdate, {
     balance: input.balance,
     kind: input.kind,
     amount: input.amount,
@@ -41,6 +46,41 @@ export async function appendBalanceUpdate(
     payment: input.paymentId ?? null,
     voucherId: input.voucherId ?? null,
   });
+  await em.flush();
+  const after = new Decimal(await balanceValue(em, input.balance.id));
+  const before = after.minus(input.amount);
+  const common = {
+    customerId: input.balance.customer?.id ?? null,
+    adminSubject: input.createdBy,
+    createdAt: row.createdAt,
+  };
+  const payload = {
+    balanceId: input.balance.id,
+    balanceUpdateId: row.id,
+    kind: input.kind,
+    amount: input.amount,
+    currency: input.balance.currency,
+    invoiceId: input.invoiceId ?? null,
+    paymentId: input.paymentId ?? null,
+    voucherId: input.voucherId ?? null,
+    valueBefore: formatAmount(before, input.balance.currency),
+    valueAfter: formatAmount(after, input.balance.currency),
+  };
+  recordEvent(em, {
+    ...common,
+    type: 'BALANCE_UPDATED',
+    description: input.description,
+    payload,
+    idempotencyKey: `${input.idempotencyKey}/event`,
+  });
+  if (before.gt(0) && after.lte(0))
+    recordEvent(em, {
+      ...common,
+      type: 'BALANCE_DEPLETED',
+      payload,
+      idempotencyKey: `${input.idempotencyKey}/depleted`,
+    });
+  return row;
 }
 
 /** A balance's value: the sum of its ledger rows (decimal string), read from the database. */

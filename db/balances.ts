@@ -411,15 +411,7 @@ export async function postManualUpdate(
         createdBy: update.createdBy,
         idempotencyKey,
       });
-      await tx.flush();
-      recordEvent(tx, {
-        type: 'BALANCE_UPDATED',
-        customerId: balance.customer?.id ?? null,
-        adminSubject: update.createdBy,
-        description: update.description,
-        payload: { balanceId, balanceUpdateId: row.id, kind: row.kind, amount, currency: balance.currency },
-        idempotencyKey: `${idempotencyKey}/event`,
-      });
+      // appendBalanceUpdate wrote its BALANCE_UPDATED (value before and after).
       await tx.flush();
       return { row, created: true };
     });

@@ -2,7 +2,7 @@
 // list's `chargeId` and `balanceId` filters), an invoice's timeline, and the report of a business unit's
 // invoices by state, currency and period. Raw SQL names the tenant explicitly.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { invoiceEventTypes } from '../domain/invoice-events.js';
+import { invoiceTimelineEventTypes } from '../domain/invoice-events.js';
 import type { InvoiceState } from '../domain/finance.js';
 
 /**
@@ -66,7 +66,7 @@ export async function invoiceTimeline(
     `select type, created_at, admin_subject, payload from event
       where tenant_id = ? and type in (?) and payload->>'invoiceId' = ?
       order by created_at, id limit 500`,
-    [tenant, [...invoiceEventTypes], String(invoiceId)],
+    [tenant, [...invoiceTimelineEventTypes], String(invoiceId)],
   );
   return rows.map((row) => ({
     type: row.type,
@@ -100,6 +100,8 @@ export interface InvoiceSums {
 
 /** The report's rows: per state and currency, and per period and currency (refunding invoices apart). */
 export interface InvoiceReportRows {
+  /** Per currency: what settled refunds gave back (positive), the refunds that are still running or failed apart. */
+  refunded: { currency: string; gross: string }[];
   byState: (InvoiceSums & { state: InvoiceState })[];
   byPeriod: (InvoiceSums & { periodStart: string })[];
 }
@@ -115,7 +117,12 @@ export async function invoiceReportRows(
     coalesce(sum(total_tax), 0)::text as tax, coalesce(sum(total_gross), 0)::text as gross`;
   const window = `tenant_id = ? and business_unit_id = ? and issued_at >= ? and issued_at < ?`;
   const params = [tenant, query.businessUnitId, query.from, query.to];
-  const [byState, byPeriod] = await Promise.all([
+  const [refunded, byState, byPeriod] = await Promise.all([
+    em.execute<{ currency: string; gross: string }[]>(
+      `select currency, (-sum(total_gross))::text as gross from invoice
+        where ${window} and state = 'IS_REFUND' and settled_at is not null group by currency`,
+      params,
+    ),
     em.execute<(Row & { state: InvoiceState })[]>(
       `select state, currency, ${sums} from invoice where ${window} group by state, currency order by currency, state`,
       params,
@@ -135,6 +142,7 @@ export async function invoiceReportRows(
     gross: row.gross,
   });
   return {
+    refunded,
     byState: byState.map((row) => ({ state: row.state, ...sumsOf(row) })),
     byPeriod: byPeriod.map((row) => ({ periodStart: row.period_start, ...sumsOf(row) })),
   };

@@ -193,6 +193,8 @@ export async function billInvoiceRecord(
   request: Pick<NewPayment, 'tenant' | 'requestedBy' | 'idempotencyKey' | 'gateway' | 'workflowIdOf'> & {
     at: Date;
     onBilled?: (billed: BilledInvoice) => void;
+    /** More fields for the INVOICE_BILLED event's payload (an issue's id, a deposit booking). */
+    eventPayload?: Record<string, unknown>;
   },
 ): Promise<BilledInvoice> {
   const invoice = await em.findOne(Invoice, invoiceId, { lockMode: LockMode.PESSIMISTIC_WRITE });
@@ -208,6 +210,7 @@ export async function billInvoiceRecord(
   if (total.lte(0)) throw new DomainError('I128', `the invoice's total is ${invoice.totalGross}`);
   const owner = ownerOfInvoice(invoice);
   let left = total;
+  const from = invoice.state;
   const balance = await defaultBalanceOf(em, owner, invoice.businessUnit.id);
   if (balance && balance.currency === invoice.currency) {
     await em.lock(balance, LockMode.PESSIMISTIC_WRITE);
@@ -255,6 +258,28 @@ export async function billInvoiceRecord(
     });
     billed = { invoice, payment };
   }
+  // Every bill, by hand or automatic, is on the invoice's timeline once (its key is the invoice's).
+  await recordEventOnce(em, {
+    type: 'INVOICE_BILLED',
+    createdAt: request.at,
+    customerId: invoice.customer.id,
+    rentalId: invoice.rental?.id ?? null,
+    bookingId: invoice.booking?.id ?? null,
+    adminSubject: request.requestedBy,
+    payload: {
+      ...request.eventPayload,
+      invoiceId: invoice.id,
+      from,
+      to: invoice.state,
+      state: invoice.state,
+      paymentId: billed.payment?.id ?? null,
+      gross: invoice.totalGross,
+      fromBalance: formatAmount(total.minus(left), invoice.currency),
+      toPay: formatAmount(Decimal.max(left, 0), invoice.currency),
+      currency: invoice.currency,
+    },
+    idempotencyKey: `invoice:${invoice.id}:billed`,
+  });
   request.onBilled?.(billed);
   await em.flush();
   return billed;
@@ -512,6 +537,16 @@ export async function recordPaymentState(
         : invoiceStateForPayment(change.state);
     const invoice = await mirrorOnInvoice(em, payment, invoiceState, change);
     invoiceNumber = invoice.number;
+    const type = paymentOutcomeEventType(change.state, change.paidExternally === true);
+    if (type)
+      events.push({
+        ...common,
+        type,
+        rentalId: invoice.rentalId,
+        bookingId: invoice.bookingId,
+        payload: paymentOutcomePayload(payment, payment.invoice.id, invoice.from, invoiceState),
+        idempotencyKey: `${change.idempotencyKey}/payment-event`,
+      });
     if (change.manualRetry)
       events.push({
         ...common,
@@ -575,20 +610,26 @@ async function mirrorOnInvoice(
   payment: Payment,
   state: InvoiceState,
   change: PaymentStateChange,
-): Promise<{ number: string; rentalId: number | null; bookingId: number | null }> {
+): Promise<{ number: string; rentalId: number | null; bookingId: number | null; from: InvoiceState }> {
   const invoiceId = payment.invoice!.id;
   const paid = change.state === 'PAID';
   const updatedAt = new Date();
   const reference = paid ? (payment.gatewayReference ?? null) : null;
-  const [row] = await preparedRows<{ number: string; rental_id: number | null; booking_id: number | null }>(
+  const [row] = await preparedRows<{
+    number: string;
+    rental_id: number | null;
+    booking_id: number | null;
+    old_state: InvoiceState;
+  }>(
     em,
-    `update invoice
+    `update invoice i
         set state = $3,
-            settled_at = case when $4::boolean then coalesce(settled_at, $5) else settled_at end,
-            payment_reference = coalesce($6, payment_reference),
+            settled_at = case when $4::boolean then coalesce(i.settled_at, $5) else i.settled_at end,
+            payment_reference = coalesce($6, i.payment_reference),
             updated_at = $7
-      where tenant_id = $1 and id = $2
-      returning number, rental_id, booking_id`,
+       from (select state as old_state from invoice where tenant_id = $1 and id = $2) o
+      where i.tenant_id = $1 and i.id = $2
+      returning i.number, i.rental_id, i.booking_id, o.old_state`,
     [tenantOfEm(em), invoiceId, state, paid, change.at, reference, updatedAt],
   );
   if (!row) throw new Error(`invoice ${invoiceId} of payment ${payment.id} not found`);
@@ -599,7 +640,74 @@ async function mirrorOnInvoice(
     if (reference) held.paymentReference = reference;
     held.updatedAt = updatedAt;
   }
-  return { number: row.number, rentalId: row.rental_id, bookingId: row.booking_id };
+  return { number: row.number, rentalId: row.rental_id, bookingId: row.booking_id, from: row.old_state };
+}
+
+/** The invoice event a payment state reached records (none for IN_PAYMENT, OPEN, and paid externally). */
+export function paymentOutcomeEventType(state: PaymentState, paidExternally: boolean): string | null {
+  switch (state) {
+    case 'PAID':
+      return paidExternally ? null : 'INVOICE_PAYMENT_SUCCEEDED';
+    case 'AWAITING_RETRY':
+    case 'FAILED':
+    case 'THREE_DS_FAILED':
+    case 'PUSH_CANCELLED_BY_USER':
+    case 'PUSH_BANK_REFUSED':
+      return 'INVOICE_PAYMENT_DECLINED';
+    case 'THREE_DS_WAITING_FOR_USER':
+    case 'PUSH_WAITING_FOR_USER':
+      return 'INVOICE_PAYMENT_CHALLENGED';
+    default:
+      return null;
+  }
+}
+
+function paymentOutcomePayload(payment: Payment, invoiceId: number, from: InvoiceState, to: InvoiceState) {
+  return {
+    invoiceId,
+    paymentId: payment.id,
+    attempt: payment.attemptCount,
+    from,
+    to,
+    paymentState: payment.state,
+    amount: payment.amount,
+    currency: payment.currency,
+    gatewayReference: payment.gatewayReference ?? null,
+    failureCode: payment.failureCode ?? null,
+  };
+}
+
+/**
+ * The invoice event of an attempt's outcome the one-statement path wrote (recordInvoiceChargeOutcome writes
+ * no event), under the key the locking path's recordPaymentState uses (`{attemptKey}/outcome/payment-event`),
+ * so either path writes it once; a retried activity that finds the outcome recorded calls it again.
+ */
+export async function recordChargeOutcomeEvent(
+  em: EntityManager,
+  paymentId: number,
+  attemptKey: string,
+  at: Date,
+  requestedBy: string | null,
+): Promise<void> {
+  const idempotencyKey = `${attemptKey}/outcome/payment-event`;
+  if (await eventRecorded(em, idempotencyKey)) return;
+  const payment = await em.findOne(Payment, paymentId, { refresh: true });
+  if (!payment || payment.purpose !== 'INVOICE' || !payment.invoice) return;
+  const type = paymentOutcomeEventType(payment.state, false);
+  if (!type) return;
+  const invoice = await em.findOneOrFail(Invoice, payment.invoice.id, { refresh: true });
+  recordEvent(em, {
+    type,
+    createdAt: at,
+    customerId: payment.customer?.id ?? null,
+    rentalId: invoice.rental?.id ?? null,
+    bookingId: invoice.booking?.id ?? null,
+    adminSubject: requestedBy ?? payment.requestedBy,
+    // An attempt's outcome follows its begin, which left the invoice IN_PAYMENT.
+    payload: paymentOutcomePayload(payment, invoice.id, invoiceStateForPayment('IN_PAYMENT'), invoice.state),
+    idempotencyKey,
+  });
+  await em.flush();
 }
 
 /** An attempt's gateway answer as the charge activity writes it (see {@link recordInvoiceChargeOutcome}). */

@@ -14,6 +14,8 @@ import { Rental } from './entities/Rental.js';
 import { Booking } from './entities/Booking.js';
 import { recordInvoiceCreated } from './invoices.js';
 import { appendBalanceUpdate } from './balance-ledger.js';
+import { booksOfInvoice, paidPerLine, refundSplit, type InvoiceBooks } from './finance-books.js';
+import { eventRecorded, recordEvent } from './events.js';
 import { cancelRefundedPackage } from './voucher-packages.js';
 import { returnRentalBenefits } from './vouchers.js';
 import { DomainError } from '../domain/errors.js';
@@ -46,12 +48,14 @@ export async function refundedPerLine(em: EntityManager, invoiceId: number): Pro
  * Checks a refund request against the invoice (the caller holds its row lock when the check must be
  * authoritative): the state allows a refund (I122), every item names a line of this invoice once (I405)
  * with a positive amount (I127) in the currency's digits (I131), and no line gives back more than it was
- * paid less what earlier refunds gave back (I127).
+ * actually paid (its share of what the invoice was paid, after vouchers and discounts) less what earlier
+ * refunds gave back (I127); in total never more than was paid (I127).
  */
 export async function checkRefund(
   em: EntityManager,
   invoice: Invoice,
   items: readonly RefundItem[],
+  books?: InvoiceBooks,
 ): Promise<CheckedRefundItem[]> {
   const refused = invoice.refundedInvoice ? 'I122' : invoiceOperationRefusal(invoice.state, 'REFUND');
   if (refused) throw new DomainError(refused, `the invoice is ${invoice.state}`);
@@ -59,13 +63,15 @@ export async function checkRefund(
   const lines = await em.find(InvoiceLine, { invoice: invoice.id });
   const byId = new Map(lines.map((line) => [line.id, line]));
   const refunded = await refundedPerLine(em, invoice.id);
+  const paid = books ?? (await booksOfInvoice(em, invoice.id));
+  const shares = paidPerLine(lines, paid.paid, invoice.currency);
   const seen = new Set<number>();
   const digits = minorDigitsOf(invoice.currency);
-  return items.map((item) => {
+  const checked = items.map((item) => {
     const line = byId.get(item.lineItemId);
     if (!line)
       throw new DomainError('I405', `line item ${item.lineItemId} is not a line of invoice ${invoice.id}`);
-    if (seen.has(line.id)) throw new DomainError('I127', `line item ${line.id} is named twice`);
+    if (seen.has(line.id)) throw new DomainError('I405', `line item ${line.id} is named twice`);
     seen.add(line.id);
     let amount: Decimal;
     try {
@@ -77,14 +83,22 @@ export async function checkRefund(
       throw new DomainError('I127', `refund amount ${item.amount} must be positive`);
     if (amount.decimalPlaces() > digits)
       throw new DomainError('I131', `refund amount ${item.amount} has more than ${digits} decimals`);
-    const left = new Decimal(line.gross).minus(refunded.get(line.id) ?? 0);
+    const left = (shares.get(line.id) ?? new Decimal(0)).minus(refunded.get(line.id) ?? 0);
     if (amount.gt(left))
       throw new DomainError(
         'I127',
-        `line item ${line.id} can give back ${formatAmount(Decimal.max(left, 0), invoice.currency)} at most`,
+        `line item ${line.id} was paid ${formatAmount(shares.get(line.id) ?? '0', invoice.currency)} and can give back ${formatAmount(Decimal.max(left, 0), invoice.currency)} at most`,
       );
     return { line, amount };
   });
+  const total = checked.reduce((sum, item) => sum.plus(item.amount), new Decimal(0));
+  const left = new Decimal(paid.paid).minus(paid.committed);
+  if (total.gt(left))
+    throw new DomainError(
+      'I127',
+      `the invoice was paid ${formatAmount(paid.paid, invoice.currency)} and can give back ${formatAmount(Decimal.max(left, 0), invoice.currency)} at most`,
+    );
+  return checked;
 }
 
 /** What the refund's first step recorded. */
@@ -137,15 +151,16 @@ export async function recordRefund(em: EntityManager, request: RefundRecordReque
   if (!invoice) throw new DomainError('I404', `invoice ${request.invoiceId} not found`);
   const payment = await em.findOne(
     Payment,
-    { invoice: invoice.id, state: { $in: ['PAID', 'DISPUTED'] } },
+    { invoice: invoice.id, state: { $in: ['PAID', 'DISPUTED'] }, gatewayReference: { $ne: null } },
     { orderBy: { id: 'desc' } },
   );
   const existing = await em.findOne(Invoice, request.refundInvoiceId);
-  let total: Decimal;
+  let refund: Invoice;
   if (existing) {
-    total = new Decimal(existing.totalGross).neg();
+    refund = existing;
   } else {
-    const checked = await checkRefund(em, invoice, request.items);
+    const books = await booksOfInvoice(em, invoice.id);
+    const checked = await checkRefund(em, invoice, request.items, books);
     const currency = invoice.currency;
     const lines = checked.map(({ line, amount }) => {
       const full = amount.eq(line.gross);
@@ -156,8 +171,16 @@ export async function recordRefund(em: EntityManager, request: RefundRecordReque
     });
     const sum = (pick: (l: (typeof lines)[number]) => string) =>
       lines.reduce((acc, l) => acc.plus(pick(l)), new Decimal(0));
-    total = sum((l) => l.gross);
-    const refund = em.create(Invoice, {
+    const total = sum((l) => l.gross);
+    // How the money goes back, fixed now under the row lock: the gateway first, then the balance, then
+    // outside fleetflow, each up to what it took less what earlier refunds gave back through it.
+    const split = refundSplit(books, total);
+    if (!split)
+      throw new DomainError(
+        'I127',
+        `the invoice was paid ${formatAmount(books.paid, currency)} and can give back less than ${formatAmount(total, currency)}`,
+      );
+    refund = em.create(Invoice, {
       id: request.refundInvoiceId,
       number: `${invoice.number}-R${request.refundInvoiceId}`,
       type: invoice.type,
@@ -179,6 +202,9 @@ export async function recordRefund(em: EntityManager, request: RefundRecordReque
       pricingBundleVersion: invoice.pricingBundleVersion ?? null,
       // 'pending' until the money went back: earlier-refund sums count it, so two refunds never overlap.
       paymentReference: 'pending',
+      refundViaGateway: formatAmount(split.viaGateway, currency),
+      refundToBalance: formatAmount(split.toBalance, currency),
+      refundExternally: formatAmount(split.externally, currency),
       issuedAt: request.at,
       idempotencyKey: request.idempotencyKey,
     });
@@ -190,14 +216,18 @@ export async function recordRefund(em: EntityManager, request: RefundRecordReque
         group: l.line.group,
         phase: l.line.phase ?? null,
         description: `Refund: ${l.line.description}`.slice(0, 500),
-        // A whole line gives back its quantity at its price; a part of it, one unit of that amount.
+        // A whole line gives back its quantity at its price; a part of it, one piece of that amount.
         ...(new Decimal(l.gross).eq(l.line.gross)
           ? {
               quantity: l.line.quantity,
               unit: l.line.unit,
               unitPrice: new Decimal(l.line.unitPrice).neg().toString(),
             }
-          : { quantity: '1', unit: 'pcs', unitPrice: formatAmount(new Decimal(l.gross).neg(), currency) }),
+          : {
+              quantity: REFUND_PART_QUANTITY,
+              unit: REFUND_PART_UNIT,
+              unitPrice: formatAmount(new Decimal(l.gross).neg(), currency),
+            }),
         net: formatAmount(new Decimal(l.net).neg(), currency),
         tax: formatAmount(new Decimal(l.tax).neg(), currency),
         gross: formatAmount(new Decimal(l.gross).neg(), currency),
@@ -218,38 +248,19 @@ export async function recordRefund(em: EntityManager, request: RefundRecordReque
     });
     await em.flush();
   }
-  // How the money goes back: the gateway's part first, up to what its charge took less earlier refunds.
-  const creditRows = await em.find(BalanceUpdate, { invoice: invoice.id });
-  const paidFromBalance = creditRows
-    .filter((row) => row.kind === 'INVOICE')
-    .reduce((acc, row) => acc.minus(row.amount), new Decimal(0));
-  const refundedToBalance = creditRows
-    .filter(
-      (row) => row.kind === 'REFUND' && row.idempotencyKey !== `refund:${request.refundInvoiceId}:balance`,
-    )
-    .reduce((acc, row) => acc.plus(row.amount), new Decimal(0));
-  const charged = payment?.gatewayReference ? new Decimal(payment.amount) : new Decimal(0);
-  const [{ refunded }] = await em.execute<[{ refunded: string }]>(
-    `select coalesce(-sum(total_gross), 0)::text as refunded from invoice
-      where refunded_invoice_id = ? and id <> ? and settled_at is not null`,
-    [invoice.id, request.refundInvoiceId],
-  );
-  const refundedViaGateway = Decimal.max(new Decimal(refunded).minus(refundedToBalance), 0);
-  const gatewayLeft = Decimal.max(charged.minus(refundedViaGateway), 0);
-  const gatewayAmount = Decimal.min(total, gatewayLeft);
-  const balanceAmount = Decimal.min(
-    total.minus(gatewayAmount),
-    Decimal.max(paidFromBalance.minus(refundedToBalance), 0),
-  );
   return {
     refundInvoiceId: request.refundInvoiceId,
-    gatewayAmount: formatAmount(gatewayAmount, invoice.currency),
-    balanceAmount: formatAmount(balanceAmount, invoice.currency),
+    gatewayAmount: formatAmount(refund.refundViaGateway ?? '0', invoice.currency),
+    balanceAmount: formatAmount(refund.refundToBalance ?? '0', invoice.currency),
     gateway: payment?.gatewayReference ? payment.gateway : null,
     chargeReference: payment?.gatewayReference ?? null,
     currency: invoice.currency,
   };
 }
+
+/** A part of a line given back is one piece of that amount (the unit and quantity every line uses). */
+const REFUND_PART_UNIT = 'PIECE';
+const REFUND_PART_QUANTITY = '1';
 
 /** How a refund ended, as its last step records it. */
 export interface RefundOutcomeRecord {
@@ -281,6 +292,9 @@ export async function recordRefundOutcome(
   const original = await em.findOneOrFail(Invoice, refund.refundedInvoice!.id, {
     lockMode: LockMode.PESSIMISTIC_WRITE,
   });
+  const from = original.state;
+  const event = (type: string, payload: Record<string, unknown>) =>
+    recordRefundEvent(em, original, refund, outcome, type, { from, ...payload });
   if (!outcome.succeeded) {
     if (refund.settledAt) return 'REFUNDED';
     refund.paymentReference = 'failed';
@@ -290,20 +304,25 @@ export async function recordRefundOutcome(
         1000,
       );
     original.state = 'EXCEPTION_REFUND';
+    await event('INVOICE_REFUND_FAILED', {
+      to: original.state,
+      failure: outcome.failureMessage ?? null,
+    });
     await em.flush();
     return 'EXCEPTION_REFUND';
   }
   if (!refund.settledAt) {
     refund.settledAt = outcome.at;
     refund.paymentReference = outcome.reference ?? 'outside-gateway';
-    if (new Decimal(outcome.balanceAmount).gt(0)) {
+    const toBalance = new Decimal(refund.refundToBalance ?? outcome.balanceAmount);
+    if (toBalance.gt(0)) {
       const credit = await em.findOne(BalanceUpdate, { invoice: original.id, kind: 'INVOICE' });
       const balance = credit ? await em.findOne(Balance, credit.balance.id) : null;
       if (balance)
         await appendBalanceUpdate(em, {
           balance,
           kind: 'REFUND',
-          amount: outcome.balanceAmount,
+          amount: formatAmount(toBalance, original.currency),
           description: `Refund ${refund.number}`,
           createdBy: outcome.requestedBy,
           idempotencyKey: `refund:${refund.id}:balance`,
@@ -312,13 +331,19 @@ export async function recordRefundOutcome(
     }
     await em.flush();
   }
-  const [{ left }] = await em.execute<[{ left: string }]>(
-    `select (?::numeric + coalesce(sum(total_gross), 0))::text as left from invoice
-      where refunded_invoice_id = ? and settled_at is not null`,
-    [original.totalGross, original.id],
-  );
-  original.state = new Decimal(left).lte(0) ? 'REFUNDED' : 'ALLOWS_REFUND';
+  const books = await booksOfInvoice(em, original.id);
+  original.state = new Decimal(books.refunded).gte(books.paid) ? 'REFUNDED' : 'ALLOWS_REFUND';
   if (original.state === 'REFUNDED') original.settledAt = outcome.at;
+  await event('INVOICE_REFUNDED', {
+    to: original.state,
+    gross: formatAmount(new Decimal(refund.totalGross).neg(), original.currency),
+    viaGateway: formatAmount(refund.refundViaGateway ?? '0', original.currency),
+    toBalance: formatAmount(refund.refundToBalance ?? '0', original.currency),
+    externally: formatAmount(refund.refundExternally ?? '0', original.currency),
+    reference: refund.paymentReference,
+    refundedGross: formatAmount(books.refunded, original.currency),
+    paidGross: formatAmount(books.paid, original.currency),
+  });
   await em.flush();
   if (original.state === 'REFUNDED') {
     // A package refunded in full takes back the vouchers it granted (docs/benefits.md, "Packages"); a
@@ -327,4 +352,27 @@ export async function recordRefundOutcome(
     if (original.rental) await returnRentalBenefits(em, original.rental.id, outcome.at);
   }
   return 'REFUNDED';
+}
+
+/** The refund's outcome on the original invoice's timeline, once per refunding invoice. */
+async function recordRefundEvent(
+  em: EntityManager,
+  original: Invoice,
+  refund: Invoice,
+  outcome: RefundOutcomeRecord,
+  type: string,
+  payload: Record<string, unknown>,
+): Promise<void> {
+  const idempotencyKey = `refund:${refund.id}:${type}`;
+  if (await eventRecorded(em, idempotencyKey)) return;
+  recordEvent(em, {
+    type,
+    createdAt: outcome.at,
+    customerId: original.customer.id,
+    rentalId: original.rental?.id ?? null,
+    bookingId: original.booking?.id ?? null,
+    adminSubject: outcome.requestedBy,
+    payload: { invoiceId: original.id, refundInvoiceId: refund.id, currency: original.currency, ...payload },
+    idempotencyKey,
+  });
 }

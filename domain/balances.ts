@@ -99,7 +99,8 @@ export function remainingVoucherValue(totals: LedgerTotals): Decimal {
  */
 export const balanceEventTypes = [
   'BALANCE_CREATED',
-  'BALANCE_UPDATED', // a manual credit or debit
+  'BALANCE_UPDATED', // every ledger row: billing, refunds, vouchers, settlements, manual credits and debits
+  'BALANCE_DEPLETED', // a row used up the last credit (the value went from positive to zero or below)
   'BALANCE_DEFAULT_SET',
   'BALANCE_DELETED',
   'BALANCE_ACCESS_GRANTED',

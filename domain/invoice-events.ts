@@ -15,7 +15,15 @@ export const invoiceEventTypes = [
   'INVOICE_MARKED_AS_LOST', // state IGNORE
   'INVOICE_MARKED_FOR_COLLECTION', // state COLLECTION
   'INVOICE_RETRY_PAYMENT', // the spec's: a manual retry of the invoice's payment
+  'INVOICE_PAYMENT_SUCCEEDED', // the gateway captured the payment (from → PAID)
+  'INVOICE_PAYMENT_DECLINED', // an attempt was declined or its challenge failed (from → the state it leads to)
+  'INVOICE_PAYMENT_CHALLENGED', // an attempt waits for the customer (3-D Secure, push)
+  'INVOICE_REFUNDED', // a refund gave the money back (its split: gateway, balance, outside fleetflow)
+  'INVOICE_REFUND_FAILED', // the gateway refused a refund (EXCEPTION_REFUND)
 ] as const;
+
+/** What an invoice's timeline shows: its operations and its INVOICE_CREATED. */
+export const invoiceTimelineEventTypes = [...invoiceEventTypes, 'INVOICE_CREATED'] as const;
 export type InvoiceEventType = (typeof invoiceEventTypes)[number];
 
 /** The spec's event of a removed payment source (`DELETE /payments`). */

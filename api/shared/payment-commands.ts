@@ -76,6 +76,7 @@ export async function billInvoice(
   invoice: Invoice,
   requestedBy: string,
   onBilled?: (tx: EntityManager, billed: BilledInvoice) => void,
+  eventPayload?: Record<string, unknown>,
 ): Promise<BilledInvoice> {
   const billed = await inTenantTransaction(ctx.services.orm, ctx.tenant, (tx) =>
     billInvoiceRecord(tx, invoice.id, {
@@ -87,6 +88,7 @@ export async function billInvoice(
       workflowIdOf: (id) => paymentWorkflowId(ctx.tenant, id),
       at: new Date(),
       onBilled: onBilled && ((rows) => onBilled(tx, rows)),
+      eventPayload,
     }),
   );
   if (billed.payment) await startPaymentWorkflow(starterOf(ctx), ctx.tenant, billed.payment);

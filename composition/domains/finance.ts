@@ -13,6 +13,7 @@ import { InvoiceLine } from '../../db/entities/InvoiceLine.js';
 import { InvoiceNumberSequence } from '../../db/entities/InvoiceNumberSequence.js';
 import { rentalBillingRoutes } from '../../api/routes/back/rental-billing.js';
 import { invoiceRoutes } from '../../api/routes/back/invoices.js';
+import { financeReconciliationRoutes } from '../../api/routes/back/finance-reconciliation.js';
 import { invoiceLineItemRoutes } from '../../api/routes/back/invoice-line-items.js';
 import { invoiceCollectionRoutes } from '../../api/routes/back/invoice-collection.js';
 import { invoiceDocumentRoutes } from '../../api/routes/back/invoice-documents.js';
@@ -28,6 +29,7 @@ import { financeErrors } from '../../domain/finance.errors.js';
 import { Migration20261122134203_rental_billing } from '../../db/migrations/Migration20261122134203_rental_billing.js';
 import { Migration20261122142816_rental_billing_links } from '../../db/migrations/Migration20261122142816_rental_billing_links.js';
 import { Migration20261125000342_finance } from '../../db/migrations/Migration20261125000342_finance.js';
+import { Migration20261206013000_finance_books } from '../../db/migrations/Migration20261206013000_finance_books.js';
 import { financeSeed } from '../../db/seed/finance.js';
 import { createFinanceActivities } from '../../activities/finance.js';
 import { defineDomain } from './domain.js';
@@ -63,6 +65,7 @@ export const financeDomain = defineDomain({
     Migration20261122134203_rental_billing,
     Migration20261122142816_rental_billing_links,
     Migration20261125000342_finance,
+    Migration20261206013000_finance_books,
   ],
   permissions: {
     finance: [
@@ -83,6 +86,7 @@ export const financeDomain = defineDomain({
   routes: [
     ...rentalBillingRoutes,
     ...invoiceRoutes,
+    ...financeReconciliationRoutes,
     ...invoiceLineItemRoutes,
     ...invoiceCollectionRoutes,
     ...invoiceDocumentRoutes,

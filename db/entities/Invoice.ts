@@ -118,6 +118,22 @@ export class Invoice extends TenantScoped {
   @Property({ type: 'Date', nullable: true })
   settledAt?: Date | null;
 
+  /** What was paid outside the gateway (set paid externally): the part neither charged nor taken from a balance. */
+  @Property({ type: 'decimal', columnType: 'numeric', nullable: true })
+  paidExternallyGross?: string | null;
+
+  /** A refunding invoice: the part given back through the gateway (positive; fixed when it is recorded). */
+  @Property({ type: 'decimal', columnType: 'numeric', nullable: true })
+  refundViaGateway?: string | null;
+
+  /** A refunding invoice: the part given back to the balance whose credit paid it (positive). */
+  @Property({ type: 'decimal', columnType: 'numeric', nullable: true })
+  refundToBalance?: string | null;
+
+  /** A refunding invoice: the part of an invoice paid externally, given back outside fleetflow (positive). */
+  @Property({ type: 'decimal', columnType: 'numeric', nullable: true })
+  refundExternally?: string | null;
+
   /** A refunding invoice: the reason given with the refund. */
   @Property({ type: 'string', length: 500, nullable: true })
   refundReason?: string | null;

@@ -7,7 +7,10 @@ import { Type } from '@sinclair/typebox';
 import { LockMode } from '@mikro-orm/core';
 import { Invoice } from '../../../db/entities/Invoice.js';
 import { Payment } from '../../../db/entities/Payment.js';
+import { Decimal } from 'decimal.js';
 import { recordEvent } from '../../../db/events.js';
+import { booksOfInvoice } from '../../../db/finance-books.js';
+import { formatAmount } from '../../../domain/money.js';
 import { inTenantTransaction } from '../../../db/orm.js';
 import { DomainError, type ErrorCode } from '../../../domain/errors.js';
 import {
@@ -88,17 +91,8 @@ export const billInvoiceRoute = defineRoute({
   async handler(ctx) {
     const invoice = await invoiceOf(ctx);
     assertAllowed(invoice, 'BILL');
-    // The event is written with the bill; the answer is the invoice as billed, its lines and payments.
-    const billed = await billInvoice(ctx, invoice, ctx.actor, (tx, rows) =>
-      recordEvent(
-        tx,
-        eventOf(rows.invoice, 'INVOICE_BILLED', ctx.actor, {
-          state: rows.invoice.state,
-          paymentId: rows.payment?.id ?? null,
-          gross: rows.invoice.totalGross,
-        }),
-      ),
-    );
+    // The bill writes its INVOICE_BILLED; the answer is the invoice as billed, its lines and payments.
+    const billed = await billInvoice(ctx, invoice, ctx.actor);
     return ok(await invoiceDto(ctx.em, billed.invoice));
   },
 });
@@ -183,15 +177,24 @@ async function settleCollection(
     paymentClosed: boolean;
     payload: Record<string, unknown>;
     paymentReference?: string;
+    /** The state the invoice was in before the operation (its payment's closing may have moved it). */
+    from: InvoiceState;
   },
 ): Promise<void> {
   await inTenantTransaction(ctx.services.orm, ctx.tenant, async (tx) => {
     const invoice = await tx.findOneOrFail(Invoice, invoiceId, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!step.paymentClosed) assertAllowed(invoice, step.operation);
-    const from = invoice.state;
+    const from = step.paymentClosed ? step.from : invoice.state;
     invoice.state = step.state;
     if (step.settled) invoice.settledAt ??= new Date();
     if (step.paymentReference) invoice.paymentReference ??= step.paymentReference;
+    if (step.state === 'PAID_EXTERNALLY') {
+      // What was paid outside fleetflow: what neither the gateway captured nor a balance paid.
+      const books = await booksOfInvoice(tx, invoice.id);
+      const outside = new Decimal(invoice.totalGross).minus(books.viaGateway).minus(books.fromBalance);
+      invoice.paidExternallyGross = formatAmount(Decimal.max(outside, 0), invoice.currency);
+      step.payload.paidExternallyGross = invoice.paidExternallyGross;
+    }
     recordEvent(tx, eventOf(invoice, step.event, ctx.actor, { from, to: step.state, ...step.payload }));
     await tx.flush();
   });
@@ -235,6 +238,7 @@ export const setInvoicePaidExternally = defineRoute({
       state: 'PAID_EXTERNALLY',
       settled: true,
       event: 'INVOICE_PAID_EXTERNALLY',
+      from: invoice.state,
       paymentClosed: closing,
       payload: {
         paymentId: payment?.id ?? null,
@@ -277,6 +281,7 @@ export const markInvoiceAsLost = defineRoute({
       state: 'IGNORE',
       settled: true,
       event: 'INVOICE_MARKED_AS_LOST',
+      from: invoice.state,
       paymentClosed: running,
       payload: { paymentId: payment?.id ?? null, reason: ctx.body?.reason ?? null },
     });
@@ -312,6 +317,7 @@ export const markInvoiceForCollection = defineRoute({
       state: 'COLLECTION',
       settled: false,
       event: 'INVOICE_MARKED_FOR_COLLECTION',
+      from: invoice.state,
       paymentClosed: closing,
       payload: { paymentId: payment?.id ?? null, reason: ctx.body?.reason ?? null },
     });

@@ -11,6 +11,7 @@ import { BalanceUpdate } from '../../../db/entities/BalanceUpdate.js';
 import { BusinessUnit } from '../../../db/entities/BusinessUnit.js';
 import { Invoice } from '../../../db/entities/Invoice.js';
 import { Payment } from '../../../db/entities/Payment.js';
+import { booksOfInvoice } from '../../../db/finance-books.js';
 import { editInvoiceText } from '../../../db/invoice-edits.js';
 import {
   invoiceIdsOfBalance,
@@ -195,8 +196,10 @@ const InvoiceOverview = component(
       refunds: Type.Array(InvoiceSchema, {
         description: 'The invoices refunding it (IS_REFUND), oldest first.',
       }),
-      paidGross: Money('What its payments collected (PAID), plus the balance credit it was billed against.'),
-      refundedGross: Money('What its refunding invoices give back (positive).'),
+      paidGross: Money(
+        'What it was paid: captured through the gateway, plus the balance credit it was billed against, plus what was paid externally.',
+      ),
+      refundedGross: Money('What its settled refunds gave back (positive).'),
       balanceUpdates: Type.Array(
         Type.Object(
           {
@@ -250,15 +253,13 @@ export const invoiceOverview = defineRoute({
       invoiceTimeline(em, tenant, invoice.id),
     ]);
     const money = (value: string | Decimal) => formatAmount(value, invoice.currency);
-    const paid = payments
-      .filter((payment) => payment.paidAt && payment.state !== 'COLLECTIONS')
-      .reduce((sum, payment) => sum.plus(payment.amount), new Decimal(0))
-      .plus(
-        ledger
-          .filter((row) => row.kind === 'INVOICE')
-          .reduce((sum, row) => sum.minus(row.amount), new Decimal(0)),
-      );
-    const refunded = refunds.reduce((sum, refund) => sum.plus(refund.totalGross), new Decimal(0)).abs();
+    // One meaning everywhere (db/finance-books.ts): paid = captured through the gateway + taken from the
+    // balance + paid externally; refunded = what settled refunds gave back.
+    const books = invoice.refundedInvoice ? null : await booksOfInvoice(em, invoice.id);
+    const paid = new Decimal(books?.paid ?? 0);
+    const refunded = books
+      ? new Decimal(books.refunded)
+      : new Decimal(invoice.settledAt ? invoice.totalGross : 0).abs();
     return ok({
       invoice: await invoiceDto(em, invoice),
       allowedOperations: invoiceOperationNames.filter(
@@ -314,7 +315,9 @@ const InvoiceReport = component(
             paidGross: Money('Paid, paid externally, or paid and since (partly) refunded.'),
             lostGross: Money('Marked as lost (IGNORE).'),
             refundCount: Type.Integer(),
-            refundedGross: Money('What refunding invoices give back (positive).'),
+            refundedGross: Money(
+              'What settled refunds gave back (positive); a running or failed refund gives nothing yet.',
+            ),
           },
           { additionalProperties: false },
         ),
@@ -435,7 +438,10 @@ export const invoiceReports = defineRoute({
         refundCount: rows.byState
           .filter((row) => row.currency === currency && row.state === 'IS_REFUND')
           .reduce((sum, row) => sum + row.count, 0),
-        refundedGross: amount(sumOf(currency, (state) => state === 'IS_REFUND', 'gross').abs(), currency),
+        refundedGross: amount(
+          new Decimal(rows.refunded.find((row) => row.currency === currency)?.gross ?? 0),
+          currency,
+        ),
       })),
       byState: rows.byState.map((row) => ({
         state: row.state,

@@ -17,7 +17,6 @@ import { addInvoiceLine } from '../../../db/invoice-edits.js';
 import { nextInvoiceNumber, recordInvoiceCreated } from '../../../db/invoices.js';
 import { bookAgainstDeposit, releaseDepositBooking } from '../../../db/issues.js';
 import { inTenantTransaction } from '../../../db/orm.js';
-import { recordEvent } from '../../../db/events.js';
 import { DomainError } from '../../../domain/errors.js';
 import type { PaymentState } from '../../../domain/finance.js';
 import { created, defineRoute, ok, type RouteContext } from '../../kernel/route.js';
@@ -159,27 +158,15 @@ export const billIssueInvoice = defineRoute({
       );
     let billed: Awaited<ReturnType<typeof billInvoice>>;
     try {
-      billed = await billInvoice(ctx, invoice, ctx.actor);
+      billed = await billInvoice(ctx, invoice, ctx.actor, undefined, {
+        issueId: issue.id,
+        chargeAgainstDeposit: ctx.query.chargeAgainstDeposit ?? false,
+      });
     } catch (error) {
       if (ctx.query.chargeAgainstDeposit)
         await inTenantTransaction(ctx.services.orm, ctx.tenant, (tx) => releaseDepositBooking(tx, link.id));
       throw error;
     }
-    await inTenantTransaction(ctx.services.orm, ctx.tenant, async (tx) => {
-      recordEvent(tx, {
-        type: 'INVOICE_BILLED',
-        customerId: billed.invoice.customer.id,
-        adminSubject: ctx.actor,
-        payload: {
-          invoiceId: billed.invoice.id,
-          issueId: issue.id,
-          state: billed.invoice.state,
-          paymentId: billed.payment?.id ?? null,
-          gross: billed.invoice.totalGross,
-          chargeAgainstDeposit: ctx.query.chargeAgainstDeposit ?? false,
-        },
-      });
-    });
     if (billed.payment) {
       const payment = await afterFirstAttempt(ctx, billed.payment.id);
       if (payment.state === 'FAILED')
