@@ -21,7 +21,7 @@ import {
 } from './pricing.js';
 import { issueInvoice } from './invoices.js';
 import { DomainError } from '../domain/errors.js';
-import { bookingCancellation, priceFee } from '../domain/pricing-fees.js';
+import { bookingCancellation, cancellationFeeAmount, priceFee } from '../domain/pricing-fees.js';
 import { bookingLines, priceBooking } from '../domain/pricing-booking.js';
 import { priceWithBenefits } from '../domain/pricing-benefits.js';
 import {
@@ -128,19 +128,28 @@ export async function cancellationInformation(
 ): Promise<{ cancellable: boolean; freeCancellationDeadline: string; estimatedFee: string } | null> {
   if (!booking.pricingBundleVersion) return null;
   const pricing = await pinnedBookingPricing(em, booking);
-  return bookingCancellation(pricing.priced, booking.startTime.getTime(), atMs, pricing.tax);
+  return bookingCancellation(
+    pricing.priced,
+    booking.startTime.getTime(),
+    atMs,
+    pricing.tax,
+    booking.priceV4?.totals,
+  );
 }
 
-/** The cancellation fee due at `atMs` as a price (zero before the free-cancellation deadline). */
+/**
+ * The cancellation fee due at `atMs` as a price: zero before the free-cancellation deadline, then the
+ * version's fee, never above the booking's own price (domain/pricing-fees.ts cancellationFeeAmount).
+ */
 export async function cancellationFee(em: EntityManager, booking: Booking, atMs: number) {
   const pricing = await pinnedBookingPricing(em, booking);
-  const rules = pricing.priced.rules.booking!;
-  const terms = bookingCancellation(pricing.priced, booking.startTime.getTime(), atMs, pricing.tax);
-  const due = atMs >= Date.parse(terms.freeCancellationDeadline);
+  const startMs = booking.startTime.getTime();
+  const totals = booking.priceV4?.totals;
+  const terms = bookingCancellation(pricing.priced, startMs, atMs, pricing.tax, totals);
   const price = priceFee(pricing.priced, pricing.tax, {
     code: 'CANCELLATION_FEE',
     description: 'Cancellation fee',
-    amount: due ? rules.cancellation.fee : '0',
+    amount: cancellationFeeAmount(pricing.priced, startMs, atMs, totals).toString(),
   });
   return { cancellable: terms.cancellable, price };
 }

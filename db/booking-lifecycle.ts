@@ -465,8 +465,9 @@ export async function finishAfterRental(
 }
 
 /**
- * Extends the booking to a later end (also while its rental runs): B314 when the new end is not later,
- * breaks the window rules, or the vehicle or pool is not free for the longer hold.
+ * Extends the booking to a later end (also while its rental runs): B301 when the new end is not later or
+ * breaks the window rules (the duration limit), B314 when the vehicle or pool is not free for the longer
+ * hold.
  */
 export async function extendBookingRecord(
   em: EntityManager,
@@ -502,7 +503,7 @@ export async function extendBookingRecord(
   return timelineOf(em, acting.tenant, booking);
 }
 
-/** Refuses an extension to `endMs` (B314 with the reason); run it in a transaction (it takes the pool lock). */
+/** Refuses an extension to `endMs` (B301 for the window rules, B314 for the hold, with the reason); run it in a transaction (it takes the pool lock). */
 export async function assertExtendable(
   em: EntityManager,
   tenant: string,
@@ -510,14 +511,19 @@ export async function assertExtendable(
   endMs: number,
   nowMs: number,
 ): Promise<void> {
+  // One code per rule: the window's rules (order, duration) are B301 as on create and update; the hold
+  // (another booking, the pool, the station's capacity) is B314.
+  const refuseWindow = (reason: string) => {
+    throw new DomainError('B301', reason);
+  };
   const refuse = (reason: string) => {
     throw new DomainError('B314', reason);
   };
   const refused = bookingTransitionRefusal('EXTEND', factsOf(booking));
   if (refused) throw new DomainError(refused.code, refused.reason);
   if (!Number.isSafeInteger(endMs) || endMs <= booking.endTime.getTime())
-    refuse('the new end must be later than the current end');
-  if (endMs <= nowMs) refuse('the new end must be in the future');
+    refuseWindow('the new end must be later than the current end');
+  if (endMs <= nowMs) refuseWindow('the new end must be in the future');
   const settings = await bookingSettingsOf(em, tenant, booking.branch.id);
   const windowRefused = bookingWindowRefusal(
     { startMs: booking.startTime.getTime(), endMs },
@@ -525,7 +531,7 @@ export async function assertExtendable(
     settings,
     { ignoreTimeConstraints: true },
   );
-  if (windowRefused) refuse(windowRefused.reason);
+  if (windowRefused) refuseWindow(windowRefused.reason);
   try {
     await checkBookingAdmission(em, {
       tenant,

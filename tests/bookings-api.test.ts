@@ -175,8 +175,9 @@ test('cancellation is free before the deadline, then invoiced, unless waived', a
     'B304',
   );
 
-  // Within the 24 hours before the start: the 20.00 fee of the demo pricing.
-  const late = await operatorBook({ ...windowOf(new Date(Date.now() + 3 * 60 * MINUTE)) });
+  // Within the 24 hours before the start: the 20.00 fee of the demo pricing (10 hours cost more than
+  // that whatever the hour; a cheaper booking's fee is its price, see the issue 33 test below).
+  const late = await operatorBook({ ...windowOf(new Date(Date.now() + 3 * 60 * MINUTE), 10) });
   expect(late.status).toBe(201);
   expect(late.body.cancellationInformation.estimatedFee).toBe('20.00');
   const charged = await call('POST', back(`/bookings/${late.body.id}/cancel`), {
@@ -401,6 +402,63 @@ test('the app: own bookings only (A104), active list, extension checks', async (
   });
   expect(reset.status).toBe(200);
   expect(reset.body.annotations.some((note: string) => note.startsWith('pricing reset'))).toBe(true);
+}, 60_000);
+
+test('issue 33: one code per rule for extensions, estimate-extension answers like extend', async () => {
+  const mine = await appBook(annaToken, windowOf(dayAt(12, 10), 2));
+  expect(mine.status).toBe(201);
+  const id = mine.body.id;
+  const startMs = Date.parse(mine.body.startTime);
+  const at = (ms: number) => encodeURIComponent(new Date(ms).toISOString());
+  const extend = (endMs: number) =>
+    call('POST', front(`/bookings/${id}/extend`), {
+      token: annaToken,
+      body: { endTime: new Date(endMs).toISOString() },
+    });
+  const estimate = (endMs: number) =>
+    call('GET', front(`/bookings/${id}/estimate-extension?endTime=${at(endMs)}`), { token: annaToken });
+  const extendable = (endMs: number) =>
+    call('GET', front(`/bookings/${id}/extendable?endTime=${at(endMs)}`), { token: annaToken });
+  // Past the 30-day limit (a duration rule: B301, as on create and update), and far past it (no ODP111).
+  for (const endMs of [startMs + 31 * DAY, startMs + 400 * DAY]) {
+    expectError(await extend(endMs), 422, 'B301');
+    expectError(await estimate(endMs), 422, 'B301');
+    const answer = await extendable(endMs);
+    expect(answer.body).toMatchObject({ extendable: false, reason: expect.stringMatching(/^B301: /) });
+  }
+  // The same limit on create.
+  expectError(await appBook(annaToken, windowOf(dayAt(12, 13), 31 * 24)), 422, 'B301');
+  // An end not later than the current one: the window's order, B301 for both.
+  expectError(await extend(startMs + 60 * MINUTE), 422, 'B301');
+  expectError(await estimate(startMs + 60 * MINUTE), 422, 'B301');
+  // An extension extend accepts is priced.
+  const accepted = await estimate(startMs + 3 * 60 * MINUTE);
+  expect(accepted.status).toBe(200);
+  expect(accepted.body).toMatchObject({ extendable: true, reason: null, additionalCost: '9.00' });
+  // A finished booking: extend's B304 in both.
+  expect((await call('DELETE', front(`/bookings/${id}`), { token: annaToken })).status).toBe(200);
+  expectError(await extend(startMs + 3 * 60 * MINUTE), 409, 'B304');
+  expectError(await estimate(startMs + 3 * 60 * MINUTE), 409, 'B304');
+}, 60_000);
+
+test('issue 33: a cancellation fee (20.00) is never above what the booking would have cost', async () => {
+  // A 1-hour booking within the free-cancellation deadline (24 h): 3.00 to 11.00 by the hour, below the fee.
+  let booked: Reply | undefined;
+  for (let hours = 2; hours < 20; hours += 1) {
+    const start = new Date(Math.ceil((Date.now() + hours * 60 * MINUTE) / (15 * MINUTE)) * 15 * MINUTE);
+    booked = await appBook(annaToken, windowOf(start, 1));
+    if (booked.status === 201) break;
+  }
+  expect(booked!.status).toBe(201);
+  const price: string = booked!.body.price.total;
+  expect(Number(price)).toBeLessThan(20);
+  expect(booked!.body.cancellationInformation).toMatchObject({ cancellable: true, estimatedFee: price });
+  const cancelled = await call('DELETE', front(`/bookings/${booked!.body.id}`), { token: annaToken });
+  expect(cancelled.status).toBe(200);
+  const invoice = await em().findOneOrFail(Invoice, { booking: booked!.body.id });
+  expect(invoice.totalGross).toBe(price);
+  const lines = await em().find(InvoiceLine, { invoice: invoice.id });
+  expect(lines.map((line) => line.code)).toEqual(['CANCELLATION_FEE']);
 }, 60_000);
 
 test('branch scope, other tenants and hostile input', async () => {

@@ -106,6 +106,7 @@ export function toBookingDto(booking: Booking, nowMs = Date.now()): BookingDto {
           booking.startTime.getTime(),
           nowMs,
           taxContextOf(booking.branch.businessUnit),
+          booking.priceV4?.totals,
         )
       : null;
   return {

@@ -352,6 +352,7 @@ export function bookingEstimate(
       usage.startMs,
       usage.reservedAtMs,
       resolved.tax,
+      result.priceV4.totals,
     ),
   };
 }

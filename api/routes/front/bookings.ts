@@ -298,17 +298,30 @@ const Extendable = component(
   ),
 );
 
-/** Whether the caller's booking can be extended to `endTime` (the admission check, nothing written). */
+/**
+ * The checks extend runs, nothing written: the booking still running (B304), then the window rules
+ * (B301: a later end, the duration limit) and the longer hold (B314).
+ */
+async function assertExtensionAllowed(
+  ctx: RouteContext<{ bookingId: number }, { endTime: string }>,
+  booking: Booking,
+): Promise<void> {
+  assertBookingRunning(booking);
+  await inTenantTransaction(ctx.services.orm, ctx.tenant, async (tx) => {
+    const fresh = await tx.findOneOrFail(Booking, booking.id);
+    await assertExtendable(tx, ctx.tenant, fresh, Date.parse(ctx.query.endTime), Date.now());
+  });
+}
+
+/** Whether the caller's booking can be extended to `endTime`: extend's refusal as a reason. */
 async function extensionCheck(ctx: RouteContext<{ bookingId: number }, { endTime: string }>) {
   const booking = await myBooking(ctx);
   try {
-    await inTenantTransaction(ctx.services.orm, ctx.tenant, async (tx) => {
-      const fresh = await tx.findOneOrFail(Booking, booking.id);
-      await assertExtendable(tx, ctx.tenant, fresh, Date.parse(ctx.query.endTime), Date.now());
-    });
+    await assertExtensionAllowed(ctx, booking);
     return { booking, reason: null };
   } catch (error) {
-    if (error instanceof DomainError && error.code === 'B314') return { booking, reason: error.message };
+    if (error instanceof DomainError && ['B301', 'B304', 'B314'].includes(error.code))
+      return { booking, reason: `${error.code}: ${error.message}` };
     throw error;
   }
 }
@@ -319,6 +332,8 @@ export const appBookingExtendable = defineRoute({
   path: '/bookings/{bookingId}/extendable',
   interface: 'front',
   summary: 'Whether my booking can be extended to a later end',
+  description:
+    "extend's checks, nothing written: `extendable` false with the refusal extend would answer as `reason` (`B301: …` window rules, `B304: …` a finished booking, `B314: …` the longer hold).",
   tags,
   params: BookingIdParams,
   query: ExtensionQuery,
@@ -354,17 +369,18 @@ export const appEstimateExtension = defineRoute({
   path: '/bookings/{bookingId}/estimate-extension',
   interface: 'front',
   summary: 'The price of my booking extended to a later end',
+  description:
+    'Answers like `POST /bookings/{bookingId}/extend` would: an extension extend refuses is refused here with the same code (B304 a finished booking, B301 the window rules: a later end, the duration limit; B314 the longer hold), whatever its length; an extension extend accepts is priced (`extendable` true).',
   tags,
   params: BookingIdParams,
   query: ExtensionQuery,
   access: { customer: ownBooking },
   responses: { 200: { description: 'The estimate', schema: ExtensionEstimate } },
-  errors: ['B300', 'A104', 'B314', 'ODP101', 'ODP104', 'ODP111'],
+  errors: ['B300', 'A104', 'B301', 'B304', 'B314', 'ODP101', 'ODP104', 'ODP111'],
   async handler(ctx) {
-    const { booking, reason } = await extensionCheck(ctx);
+    const booking = await myBooking(ctx);
+    await assertExtensionAllowed(ctx, booking);
     const endMs = Date.parse(ctx.query.endTime);
-    if (!Number.isSafeInteger(endMs) || endMs <= booking.startTime.getTime())
-      throw new DomainError('B314', 'the new end must be after the start');
     const pricing = await pinnedBookingPricing(ctx.em, booking);
     // With the customer's applicable vouchers, read only, like the booking's own price.
     const price = await estimateBookingPriceFor(
@@ -377,9 +393,9 @@ export const appEstimateExtension = defineRoute({
     const current = booking.price?.total ?? null;
     const { Decimal } = await import('decimal.js');
     return ok({
-      extendable: reason === null,
+      extendable: true,
       endTime: ctx.query.endTime,
-      reason,
+      reason: null,
       currentTotal: current,
       estimatedPrice: price.priceV4,
       additionalCost: formatAmount(
@@ -406,7 +422,7 @@ export const appExtendBooking = defineRoute({
   body: AppExtendBooking,
   access: { customer: ownBooking },
   responses: { 200: { description: 'The extended booking', schema: BookingSchema } },
-  errors: ['B300', 'A104', 'B304', 'B313', 'B314'],
+  errors: ['B300', 'A104', 'B301', 'B304', 'B313', 'B314'],
   async handler(ctx) {
     const booking = await myBooking(ctx);
     assertBookingRunning(booking);
