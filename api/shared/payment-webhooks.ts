@@ -3,7 +3,8 @@
 // event is kept once per tenant, gateway and id, and then applied — a challenge's answer signals the
 // payment workflow waiting for it, a dispute marks the payment and its invoice DISPUTED. The row, the
 // dispute's writes and the signal share one transaction: a failed signal rolls the row back, so the
-// gateway's redelivery tries again (the workflow ignores an answer it does not wait for).
+// gateway's redelivery tries again (the workflow ignores an answer it does not wait for). A setup's
+// outcome (SETUP_SUCCEEDED, SETUP_FAILED) stores or refuses the payment method it saved.
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { inTenantTransaction, type EntityManager } from '../../db/orm.js';
 import {
@@ -21,6 +22,7 @@ import {
   type ChallengeResolved,
 } from '../../workflows/payment.messages.js';
 import type { RouteContext } from '../kernel/route.js';
+import { applySetupEvent } from './payment-setups.js';
 
 /** What became of a webhook: applied, a redelivery of one received before, or nothing to do. */
 export type WebhookResult = 'APPLIED' | 'DUPLICATE' | 'IGNORED';
@@ -70,6 +72,9 @@ async function applyGatewayEvent(
   });
   // One gateway account may serve several tenants' endpoints: another tenant's event is not this one's.
   if (event.metadata.tenant !== undefined && event.metadata.tenant !== ctx.tenant) return answer('IGNORED');
+  // A setup's outcome stores the saved payment method (api/shared/payment-setups.ts).
+  if (event.setup || event.type === 'SETUP_SUCCEEDED' || event.type === 'SETUP_FAILED')
+    return answer(await applySetupEvent(ctx, gateway, event));
   return inTenantTransaction(ctx.services.orm, ctx.tenant, async (tx) => {
     if (!(await recordWebhookEvent(tx, ctx.tenant, gateway, event))) return answer('DUPLICATE');
     if (event.type === 'IGNORED' || event.chargeReference === null) return answer('IGNORED');
@@ -93,7 +98,7 @@ async function signalChallenge(
   // reports THREE_DS_FAILED: for an attempt waiting for a push, the bank refused it.
   const failed = event.type as Exclude<
     GatewayEvent['type'],
-    'CHALLENGE_SUCCEEDED' | 'DISPUTE_OPENED' | 'IGNORED'
+    'CHALLENGE_SUCCEEDED' | 'DISPUTE_OPENED' | 'IGNORED' | 'SETUP_SUCCEEDED' | 'SETUP_FAILED'
   >;
   const outcome: ChallengeResolved['outcome'] =
     event.type === 'CHALLENGE_SUCCEEDED'

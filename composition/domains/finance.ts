@@ -7,6 +7,7 @@ import { InvoiceLineTemplate } from '../../db/entities/InvoiceLineTemplate.js';
 import { Payment } from '../../db/entities/Payment.js';
 import { PaymentAttempt } from '../../db/entities/PaymentAttempt.js';
 import { PaymentWebhookEvent } from '../../db/entities/PaymentWebhookEvent.js';
+import { PaymentSetup } from '../../db/entities/PaymentSetup.js';
 import { SandboxGatewayOperation } from '../../db/entities/SandboxGatewayOperation.js';
 import { Invoice } from '../../db/entities/Invoice.js';
 import { InvoiceLine } from '../../db/entities/InvoiceLine.js';
@@ -21,6 +22,8 @@ import { paymentRoutes } from '../../api/routes/back/payments.js';
 import { appInvoiceRoutes } from '../../api/routes/front/invoices.js';
 import { paymentGatewayWebhookRoutes } from '../../api/routes/back/payment-gateway-webhooks.js';
 import { sandboxChallengeRoutes } from '../../api/routes/front/sandbox-gateway-challenges.js';
+import { sandboxSetupRoutes } from '../../api/routes/front/sandbox-gateway-setups.js';
+import { paymentMethodRoutes } from '../../api/routes/front/payment-methods.js';
 import { balanceRoutes } from '../../api/routes/back/balances.js';
 import { deprecatedBalanceRoutes } from '../../api/routes/back/balances-deprecated.js';
 import { revenueCenterRoutes } from '../../api/routes/back/revenue-centers.js';
@@ -30,6 +33,7 @@ import { Migration20261122134203_rental_billing } from '../../db/migrations/Migr
 import { Migration20261122142816_rental_billing_links } from '../../db/migrations/Migration20261122142816_rental_billing_links.js';
 import { Migration20261125000342_finance } from '../../db/migrations/Migration20261125000342_finance.js';
 import { Migration20261206013000_finance_books } from '../../db/migrations/Migration20261206013000_finance_books.js';
+import { Migration20261206020000_payment_setups } from '../../db/migrations/Migration20261206020000_payment_setups.js';
 import { financeSeed } from '../../db/seed/finance.js';
 import { createFinanceActivities } from '../../activities/finance.js';
 import { defineDomain } from './domain.js';
@@ -55,6 +59,7 @@ export const financeDomain = defineDomain({
     Payment,
     PaymentAttempt,
     PaymentWebhookEvent,
+    PaymentSetup,
     SandboxGatewayOperation,
     Balance,
     BalanceUpdate,
@@ -66,6 +71,7 @@ export const financeDomain = defineDomain({
     Migration20261122142816_rental_billing_links,
     Migration20261125000342_finance,
     Migration20261206013000_finance_books,
+    Migration20261206020000_payment_setups,
   ],
   permissions: {
     finance: [
@@ -94,6 +100,8 @@ export const financeDomain = defineDomain({
     ...appInvoiceRoutes,
     ...paymentGatewayWebhookRoutes,
     ...sandboxChallengeRoutes,
+    ...sandboxSetupRoutes,
+    ...paymentMethodRoutes,
     ...balanceRoutes,
     ...deprecatedBalanceRoutes,
     ...revenueCenterRoutes,

@@ -1,9 +1,10 @@
 import type { Opt } from '@mikro-orm/core';
-import { Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/es';
+import { Entity, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/es';
 import { TenantScoped } from './TenantScoped.js';
 import { BusinessUnit } from './BusinessUnit.js';
 import { Customer } from './Customer.js';
 import { UserGroup } from './UserGroup.js';
+import { PaymentSetup } from './PaymentSetup.js';
 
 /**
  * A stored means of payment of a customer or a business account, as the payment provider knows it
@@ -13,6 +14,7 @@ import { UserGroup } from './UserGroup.js';
 @Entity({ tableName: 'payment_source' })
 @Index({ properties: ['tenant', 'customer'] })
 @Index({ properties: ['tenant', 'group'] })
+@Unique({ properties: ['setup'] })
 export class PaymentSource extends TenantScoped {
   @PrimaryKey({ type: 'integer' })
   id!: number;
@@ -42,6 +44,10 @@ export class PaymentSource extends TenantScoped {
 
   @Property({ type: 'string', length: 7, nullable: true })
   expiry?: string | null;
+
+  /** The app's setup that stored it (null for sources from elsewhere): one source per setup. */
+  @ManyToOne({ entity: () => PaymentSetup, nullable: true, ref: false, deleteRule: 'set null' })
+  setup?: PaymentSetup | null;
 
   @Property({ type: 'boolean' })
   isDefault: Opt<boolean> = false;

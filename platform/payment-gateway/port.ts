@@ -48,6 +48,51 @@ export type RefundOutcome =
   | { status: 'SUCCEEDED'; reference: string }
   | { status: 'FAILED'; reference: string | null; code: string; message: string };
 
+/**
+ * The start of saving a payment method for later charges (Stripe: a SetupIntent). The client confirms it
+ * with the gateway using `clientSecret` (card details never reach fleetflow); the gateway then announces
+ * the outcome as a SETUP_SUCCEEDED or SETUP_FAILED webhook. `idempotencyKey`: the same key, the same setup.
+ */
+export interface SetupRequest {
+  idempotencyKey: string;
+  /** The gateway's customer the method is saved for (an earlier setup's), or null to create one. */
+  gatewayCustomer: string | null;
+  /** Who the owner is, for the gateway's dashboard (never used to decide anything). */
+  description: string;
+  /** The business unit's currency (the sandbox shows it on its 3-D Secure page). */
+  currency: string;
+  /** Carried to the gateway and back in webhooks: tenant, setupId. */
+  metadata: Record<string, string>;
+}
+
+/** What starting a setup ended as: the gateway's setup and its client secret, or its refusal. */
+export type SetupStarted =
+  | { status: 'STARTED'; reference: string; clientSecret: string; gatewayCustomer: string | null }
+  | { status: 'REFUSED'; code: string; message: string };
+
+/** A setup's outcome as a webhook announces it. */
+export interface SetupNotice {
+  /** The gateway's setup (as `SetupStarted.reference`). */
+  reference: string;
+  /** The saved method's id at the gateway, when it succeeded. */
+  paymentMethod: string | null;
+  gatewayCustomer: string | null;
+  /** Why it failed (the gateway's decline or error code), when it failed. */
+  failureCode: string | null;
+  failureMessage: string | null;
+}
+
+/** A saved payment method as a payment source stores it. */
+export interface SavedPaymentMethod {
+  /** What a charge names (`ChargeRequest.sourceToken`): Stripe `cus_…/pm_…`, a sandbox test token. */
+  sourceToken: string;
+  type: 'CARD' | 'SEPA' | 'PAYPAL';
+  /** What people see: `Visa •••• 4242`. */
+  label: string;
+  /** `YYYY-MM`, for cards. */
+  expiry: string | null;
+}
+
 /** A verified webhook, in the port's words. */
 export interface GatewayEvent {
   /** The gateway's event id: a redelivery carries the same one. */
@@ -58,11 +103,15 @@ export interface GatewayEvent {
     | 'PUSH_CANCELLED_BY_USER'
     | 'PUSH_BANK_REFUSED'
     | 'DISPUTE_OPENED'
+    | 'SETUP_SUCCEEDED' // a payment method was saved (setup confirmed, 3-D Secure completed)
+    | 'SETUP_FAILED' // the gateway refused to save it
     | 'IGNORED'; // an event type finance does not act on
   /** The charge it is about (as `ChargeOutcome.reference`), when it is about one. */
   chargeReference: string | null;
   metadata: Record<string, string>;
   payload: Record<string, unknown>;
+  /** The setup it is about (SETUP_SUCCEEDED, SETUP_FAILED). */
+  setup?: SetupNotice;
 }
 
 /** The gateway did not answer (network fault, 5xx, timeout): retry the same call with the same key. */
@@ -88,6 +137,10 @@ export interface PaymentGateway {
   readonly name: string;
   charge(request: ChargeRequest): Promise<ChargeOutcome>;
   refund(request: RefundRequest): Promise<RefundOutcome>;
+  /** Starts saving a payment method for the owner (Stripe: a customer, once, and a SetupIntent). */
+  createSetup(request: SetupRequest): Promise<SetupStarted>;
+  /** The method a succeeded setup saved, read from the gateway (brand, last digits, expiry). */
+  savedPaymentMethod(setup: SetupNotice): Promise<SavedPaymentMethod>;
   /** Verifies a webhook's signature over the raw body and translates it; throws WebhookSignatureError. */
   verifyWebhook(rawBody: Buffer, headers: Record<string, string | string[] | undefined>): GatewayEvent;
 }

@@ -5,7 +5,10 @@
 // It keeps its book, standing for the card network's side, in table sandbox_gateway_operation: one row
 // per idempotency key, so a call retried with its key is answered from the row and performed once.
 // Challenges and disputes reach finance as standardwebhooks-signed webhooks, like any gateway's.
-import { randomBytes } from 'node:crypto';
+// Saving a payment method is a setup (`seti_sandbox_…`, like Stripe's SetupIntent): created for the app
+// with a client secret, confirmed by the client with a test token (`confirmSetup`, standing for Stripe.js),
+// perhaps after a 3-D Secure challenge, and announced as a signed SETUP_SUCCEEDED or SETUP_FAILED webhook.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import {
   GatewayUnavailableError,
@@ -16,6 +19,10 @@ import {
   type PaymentGateway,
   type RefundOutcome,
   type RefundRequest,
+  type SavedPaymentMethod,
+  type SetupNotice,
+  type SetupRequest,
+  type SetupStarted,
 } from './port.js';
 import { currencyCode, fromMinorUnits, toMinorUnits } from './minor-units.js';
 import type { SqlRunner } from './sql-runner.js';
@@ -31,6 +38,27 @@ export const sandboxTokens = {
   push: 'tok_sandbox_push',
   timeout: 'tok_sandbox_timeout',
 } as const;
+
+/** The test tokens a sandbox setup saves: `tok_sandbox_` and lower-case letters, digits, underscores. */
+export const sandboxTokenPattern = /^tok_sandbox_[a-z0-9_]{1,60}$/;
+
+/** How a saved sandbox card shows (its test card's brand and last digits); others show as `Card •••• 0000`. */
+const sandboxCards: Readonly<Record<string, { brand: string; last4: string }>> = {
+  [sandboxTokens.visa]: { brand: 'Visa', last4: '4242' },
+  tok_sandbox_mastercard: { brand: 'Mastercard', last4: '5454' },
+  [sandboxTokens.insufficientFunds]: { brand: 'Visa', last4: '9995' },
+  [sandboxTokens.insufficientFundsOnce]: { brand: 'Visa', last4: '0341' },
+  [sandboxTokens.retryAfter]: { brand: 'Visa', last4: '0119' },
+  [sandboxTokens.stolenCard]: { brand: 'Visa', last4: '9979' },
+  [sandboxTokens.threeDs]: { brand: 'Visa', last4: '3155' },
+  [sandboxTokens.push]: { brand: 'Visa', last4: '3220' },
+  [sandboxTokens.timeout]: { brand: 'Visa', last4: '0077' },
+};
+
+/** What confirming a sandbox setup did: saved (or refused) at once with its webhook, or a challenge first. */
+export type SandboxSetupConfirmation =
+  | { status: 'SUCCEEDED' | 'FAILED'; webhook: SandboxWebhook; failureCode: string | null }
+  | { status: 'REQUIRES_ACTION'; challenge: { type: 'THREE_DS' | 'PUSH'; url: string | null } };
 
 /** A refund whose reason contains this answers FAILED (the bank refused to return the money). */
 export const sandboxRefundFailureMarker = 'sandbox:fail';
@@ -54,6 +82,8 @@ const sandboxEventTypes = [
   'PUSH_CANCELLED_BY_USER',
   'PUSH_BANK_REFUSED',
   'DISPUTE_OPENED',
+  'SETUP_SUCCEEDED',
+  'SETUP_FAILED',
 ] as const;
 type SandboxEventType = (typeof sandboxEventTypes)[number];
 
@@ -71,6 +101,8 @@ export interface SandboxWebhook {
 /** A sandbox charge's challenge as the challenge page shows it. */
 export interface SandboxChallenge {
   reference: string;
+  /** A charge's challenge, or a setup's (saving a card: nothing is charged, the amount is zero). */
+  kind: 'CHARGE' | 'SETUP';
   type: 'THREE_DS' | 'PUSH';
   /** WAITING until answered, then the answer. */
   state: 'WAITING' | SandboxChallengeOutcome;
@@ -86,7 +118,8 @@ export interface SandboxChallenge {
 export class SandboxRefusal extends Error {
   override readonly name = 'SandboxRefusal';
   constructor(
-    readonly reason: 'UNKNOWN_CHARGE' | 'NOT_WAITING' | 'OUTCOME_NOT_ALLOWED' | 'NOT_DISPUTABLE',
+    readonly reason:
+      'UNKNOWN_CHARGE' | 'UNKNOWN_SETUP' | 'NOT_WAITING' | 'OUTCOME_NOT_ALLOWED' | 'NOT_DISPUTABLE',
     message: string,
   ) {
     super(message);
@@ -107,7 +140,7 @@ export interface SandboxGatewayOptions {
 interface OperationRow {
   id: number;
   idempotency_key: string;
-  kind: 'CHARGE' | 'REFUND';
+  kind: 'CHARGE' | 'REFUND' | 'SETUP';
   reference: string;
   source_token: string;
   amount_minor: string;
@@ -135,13 +168,21 @@ interface OperationBook {
   /** Refunds taken from this charge: refund reference → minor units (their sum never exceeds the charge). */
   refunds?: Record<string, string>;
   dispute?: { eventId: string; reason: string; at: string };
+  /** A setup's secret, and once confirmed its token and the webhook announcing the outcome. */
+  setup?: {
+    clientSecret: string;
+    token?: string;
+    eventId?: string;
+    failure?: { code: string; message: string };
+  };
 }
 
 const columns =
   'id, idempotency_key, kind, reference, source_token, amount_minor::text as amount_minor, currency, status, outcome';
 
 /** An unguessable id with the sandbox's prefix (`ch_sandbox_…`, `re_sandbox_…`, `evt_sandbox_…`). */
-const sandboxId = (prefix: 'ch' | 're' | 'evt') => `${prefix}_sandbox_${randomBytes(16).toString('hex')}`;
+const sandboxId = (prefix: 'ch' | 're' | 'evt' | 'seti') =>
+  `${prefix}_sandbox_${randomBytes(16).toString('hex')}`;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -296,34 +337,55 @@ export class SandboxGateway implements PaymentGateway {
     const event = body as {
       id?: unknown;
       type?: unknown;
-      data?: { chargeReference?: unknown; metadata?: unknown };
+      data?: {
+        chargeReference?: unknown;
+        metadata?: unknown;
+        setupReference?: unknown;
+        paymentMethod?: unknown;
+        failureCode?: unknown;
+        failureMessage?: unknown;
+      };
     };
     if (event.id !== wanted['webhook-id'])
       throw new WebhookSignatureError('sandbox webhook: the body is not the signed message');
     const type = sandboxEventTypes.includes(event.type as SandboxEventType)
       ? (event.type as SandboxEventType)
       : 'IGNORED';
+    const text = (value: unknown) => (typeof value === 'string' ? value : null);
+    const setupReference = text(event.data?.setupReference);
     return {
       id: event.id,
       type,
-      chargeReference: typeof event.data?.chargeReference === 'string' ? event.data.chargeReference : null,
+      chargeReference: text(event.data?.chargeReference),
       metadata: stringRecord(event.data?.metadata),
       payload: body as Record<string, unknown>,
+      ...((type === 'SETUP_SUCCEEDED' || type === 'SETUP_FAILED') && setupReference
+        ? {
+            setup: {
+              reference: setupReference,
+              paymentMethod: text(event.data?.paymentMethod),
+              gatewayCustomer: null,
+              failureCode: text(event.data?.failureCode),
+              failureMessage: text(event.data?.failureMessage),
+            },
+          }
+        : {}),
     };
   }
 
   /** A sandbox charge's challenge (the challenge page); undefined for an unknown reference or a charge without one. */
   async challenge(reference: string): Promise<SandboxChallenge | undefined> {
-    const row = await this.chargeRow(reference);
+    const row = await this.challengedRow(reference);
     const challenge = row?.outcome?.challenge;
     if (!row || !challenge) return undefined;
     return {
       reference: row.reference,
+      kind: row.kind === 'SETUP' ? 'SETUP' : 'CHARGE',
       type: challenge.type,
       state: challenge.resolution?.outcome ?? 'WAITING',
       amount: fromMinorUnits(row.amount_minor, row.currency),
       currency: row.currency,
-      description: row.outcome?.request?.description ?? '',
+      description: row.kind === 'SETUP' ? 'Save a payment method' : (row.outcome?.request?.description ?? ''),
       metadata: row.outcome?.request?.metadata ?? {},
       outcomes: sandboxChallengeOutcomes[challenge.type],
     };
@@ -336,7 +398,7 @@ export class SandboxGateway implements PaymentGateway {
    * answer is refused (NOT_WAITING).
    */
   async resolveChallenge(reference: string, outcome: SandboxChallengeOutcome): Promise<SandboxWebhook> {
-    const row = await this.chargeRow(reference);
+    const row = await this.challengedRow(reference);
     const challenge = row?.outcome?.challenge;
     if (!row || !challenge) throw new SandboxRefusal('UNKNOWN_CHARGE', `no sandbox challenge ${reference}`);
     if (!sandboxChallengeOutcomes[challenge.type].includes(outcome)) {
@@ -354,10 +416,20 @@ export class SandboxGateway implements PaymentGateway {
         returning ${columns}`,
       [outcome, JSON.stringify(resolution), row.id],
     );
-    const current = updated ?? (await this.chargeRow(reference));
+    const current = updated ?? (await this.challengedRow(reference));
     const stored = current?.outcome?.challenge?.resolution;
     if (!current || !stored || stored.outcome !== outcome) {
       throw new SandboxRefusal('NOT_WAITING', `the challenge of ${reference} was answered already`);
+    }
+    if (current.kind === 'SETUP') {
+      // A setup's challenge: a completed one saves the card, any other answer refuses it.
+      return this.setupWebhook(
+        stored.eventId,
+        current,
+        outcome === 'SUCCEEDED'
+          ? null
+          : { code: outcome.toLowerCase(), message: `The ${challenge.type} challenge ended ${outcome}.` },
+      );
     }
     const type: SandboxEventType = outcome === 'SUCCEEDED' ? 'CHALLENGE_SUCCEEDED' : outcome;
     return this.webhook(stored.eventId, type, current, {
@@ -396,10 +468,145 @@ export class SandboxGateway implements PaymentGateway {
     });
   }
 
+  /**
+   * Starts a setup (`seti_sandbox_…`) with its client secret; the same key answers the same setup. The
+   * sandbox keeps no customers, so `gatewayCustomer` stays null.
+   */
+  async createSetup(request: SetupRequest): Promise<SetupStarted> {
+    const currency = currencyCode(request.currency);
+    if (currency === null)
+      return { status: 'REFUSED', code: 'invalid_currency', message: 'The currency is not valid.' };
+    const reference = sandboxId('seti');
+    const clientSecret = `${reference}_secret_${randomBytes(16).toString('hex')}`;
+    const book: OperationBook = {
+      request: { metadata: request.metadata, description: request.description },
+      setup: { clientSecret },
+    };
+    const { row } = await this.claimKey(
+      request.idempotencyKey,
+      'SETUP',
+      reference,
+      '',
+      '0',
+      currency,
+      book,
+      'REQUIRES_PAYMENT_METHOD',
+    );
+    const secret = row.outcome?.setup?.clientSecret;
+    if (row.kind !== 'SETUP' || !secret) {
+      return {
+        status: 'REFUSED',
+        code: 'idempotency_key_reused',
+        message: 'This idempotency key was used for a different request.',
+      };
+    }
+    return { status: 'STARTED', reference: row.reference, clientSecret: secret, gatewayCustomer: null };
+  }
+
+  /**
+   * The client's confirmation of a setup with a test token (what Stripe.js's confirmCardSetup does with
+   * card details): a token whose charges hard-decline is refused, `tok_sandbox_3ds` and `tok_sandbox_push`
+   * ask for a challenge first (answered on the challenge page), any other token is saved. Returns the
+   * signed webhook announcing the outcome, which the caller feeds to the webhook path as if the sandbox had
+   * posted it. Confirming again with the same token answers the same; another token is refused (NOT_WAITING).
+   */
+  async confirmSetup(
+    reference: string,
+    clientSecret: string,
+    token: string,
+    /** The tenant confirming it: another tenant's setup is unknown to it. */
+    tenant?: string,
+  ): Promise<SandboxSetupConfirmation> {
+    const row = await this.setupRow(reference);
+    const secret = row?.outcome?.setup?.clientSecret;
+    const metadata = row?.outcome?.request?.metadata ?? {};
+    if (
+      !row ||
+      !secret ||
+      !sameSecret(secret, clientSecret) ||
+      (tenant !== undefined && metadata.tenant !== tenant)
+    )
+      throw new SandboxRefusal('UNKNOWN_SETUP', `no sandbox setup ${reference} with that client secret`);
+    const decided = sandboxTokenPattern.test(token)
+      ? this.decideByToken(token, row.reference, metadata)
+      : ({
+          status: 'HARD_DECLINED',
+          reference: row.reference,
+          declineCode: 'invalid_source',
+          message: 'The payment source is not valid.',
+        } as const);
+    const failure =
+      decided?.status === 'HARD_DECLINED'
+        ? { code: decided.declineCode, message: decided.message }
+        : undefined;
+    const challenge = decided?.status === 'CHALLENGE' ? { type: decided.challenge.type } : undefined;
+    const status = failure ? 'FAILED' : challenge ? 'CHALLENGE' : 'SUCCEEDED';
+    const setup = {
+      clientSecret: secret,
+      token,
+      ...(challenge ? {} : { eventId: sandboxId('evt') }),
+      ...(failure ? { failure } : {}),
+    };
+    const [updated] = await this.options.sql<OperationRow>(
+      `update sandbox_gateway_operation
+          set status = ?, source_token = ?, completed_at = case when ? then now() else null end,
+              outcome = outcome || ?::jsonb
+        where id = ? and status = 'REQUIRES_PAYMENT_METHOD'
+        returning ${columns}`,
+      [
+        status,
+        token,
+        status !== 'CHALLENGE',
+        jsonText({ setup, ...(challenge ? { challenge } : {}) }),
+        row.id,
+      ],
+    );
+    const current = updated ?? (await this.setupRow(reference));
+    if (!current || current.outcome?.setup?.token !== token)
+      throw new SandboxRefusal('NOT_WAITING', `the setup ${reference} was confirmed already`);
+    const book = current.outcome;
+    if (book?.challenge && !book.challenge.resolution) {
+      return {
+        status: 'REQUIRES_ACTION',
+        challenge: {
+          type: book.challenge.type,
+          url: book.challenge.type === 'THREE_DS' ? this.challengeUrl(metadata, current.reference) : null,
+        },
+      };
+    }
+    const resolution = book?.challenge?.resolution;
+    const eventId = resolution?.eventId ?? book?.setup?.eventId;
+    if (!eventId) throw new Error(`sandbox gateway: setup ${reference} has no outcome`);
+    const refusal =
+      book?.setup?.failure ??
+      (resolution && resolution.outcome !== 'SUCCEEDED'
+        ? { code: resolution.outcome.toLowerCase(), message: `The challenge ended ${resolution.outcome}.` }
+        : null);
+    return {
+      status: refusal ? 'FAILED' : 'SUCCEEDED',
+      failureCode: refusal?.code ?? null,
+      webhook: this.setupWebhook(eventId, current, refusal),
+    };
+  }
+
+  /** The card a sandbox setup saved: its test token, shown as its test card. */
+  savedPaymentMethod(setup: SetupNotice): Promise<SavedPaymentMethod> {
+    const token = setup.paymentMethod;
+    if (!token || !sandboxTokenPattern.test(token))
+      return Promise.reject(new Error(`sandbox gateway: setup ${setup.reference} saved no token`));
+    const card = sandboxCards[token] ?? { brand: 'Card', last4: '0000' };
+    return Promise.resolve({
+      sourceToken: token,
+      type: 'CARD',
+      label: `${card.brand} •••• ${card.last4}`,
+      expiry: `${new Date().getUTCFullYear() + 4}-12`,
+    });
+  }
+
   /** Inserts the key's row unless it exists (a retry), and returns the row the key owns. */
   private async claimKey(
     key: string,
-    kind: 'CHARGE' | 'REFUND',
+    kind: 'CHARGE' | 'REFUND' | 'SETUP',
     reference: string,
     sourceToken: string,
     minor: string,
@@ -410,7 +617,7 @@ export class SandboxGateway implements PaymentGateway {
   ): Promise<{ row: OperationRow; inserted: boolean }> {
     if (key.length === 0 || key.length > 300)
       throw new Error(`sandbox gateway: idempotency key of ${key.length} characters`);
-    const completed = status !== 'PROCESSING' && status !== 'CHALLENGE';
+    const completed = !['PROCESSING', 'CHALLENGE', 'REQUIRES_PAYMENT_METHOD'].includes(status);
     const [inserted] = await this.options.sql<OperationRow>(
       `insert into sandbox_gateway_operation
          (idempotency_key, kind, reference, source_token, amount_minor, currency, status, outcome, created_at, completed_at)
@@ -577,6 +784,56 @@ export class SandboxGateway implements PaymentGateway {
     return answered;
   }
 
+  /** A charge or setup that may carry a challenge. */
+  private challengedRow(reference: string): Promise<OperationRow | undefined> {
+    return reference.startsWith('seti_') ? this.setupRow(reference) : this.chargeRow(reference);
+  }
+
+  private async setupRow(reference: string): Promise<OperationRow | undefined> {
+    if (!/^seti_sandbox_[A-Za-z0-9_-]{1,51}$/.test(reference)) return undefined;
+    const [row] = await this.options.sql<OperationRow>(
+      `select ${columns} from sandbox_gateway_operation where reference = ? and kind = 'SETUP'`,
+      [reference],
+    );
+    return row;
+  }
+
+  /** A webhook about a setup's outcome (the saved token, or why it was refused), signed now. */
+  private setupWebhook(
+    eventId: string,
+    setup: OperationRow,
+    failure: { code: string; message: string } | null,
+  ): SandboxWebhook {
+    const type: SandboxEventType = failure ? 'SETUP_FAILED' : 'SETUP_SUCCEEDED';
+    const body = Buffer.from(
+      JSON.stringify({
+        id: eventId,
+        type,
+        data: {
+          setupReference: setup.reference,
+          paymentMethod: failure ? null : setup.source_token,
+          failureCode: failure?.code ?? null,
+          failureMessage: failure?.message ?? null,
+          metadata: setup.outcome?.request?.metadata ?? {},
+        },
+      }),
+    );
+    return this.signed(eventId, body);
+  }
+
+  private signed(eventId: string, body: Buffer): SandboxWebhook {
+    const now = new Date();
+    return {
+      body,
+      headers: {
+        'webhook-id': eventId,
+        'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+        'webhook-signature': this.signer.sign(eventId, now, body),
+        'content-type': 'application/json',
+      },
+    };
+  }
+
   private async chargeRow(reference: string): Promise<OperationRow | undefined> {
     if (!/^ch_sandbox_[A-Za-z0-9_-]{1,53}$/.test(reference)) return undefined;
     const [row] = await this.options.sql<OperationRow>(
@@ -657,6 +914,12 @@ function refundRefusal(charge: OperationRow | undefined, refund: OperationRow): 
     code: 'amount_too_large',
     message: 'The refund is greater than what remains unrefunded on the charge.',
   };
+}
+
+/** Whether a client secret is the setup's (compared in constant time). */
+function sameSecret(expected: string, given: string): boolean {
+  const [a, b] = [Buffer.from(expected), Buffer.from(given)];
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** JSON for a jsonb parameter: PostgreSQL's jsonb cannot hold U+0000, so it is replaced. */

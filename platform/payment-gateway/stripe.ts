@@ -3,7 +3,9 @@
 // of that PaymentIntent with the refund's key. Declines are sorted into soft (retry later) and hard (stop)
 // by `stripeDeclineKind`; what Stripe did not answer (connection faults, 5xx, rate limits, a rejected API
 // key) is a GatewayUnavailableError, retried with the same key. Webhooks are verified with the SDK's
-// `webhooks.constructEvent` (Stripe-Signature, HMAC-SHA256, 5 minutes' tolerance).
+// `webhooks.constructEvent` (Stripe-Signature, HMAC-SHA256, 5 minutes' tolerance). Saving a payment method
+// is a SetupIntent for a Stripe customer (created once per owner): the app confirms it with Stripe.js and
+// its client secret, and setup_intent.succeeded / setup_intent.setup_failed announce the outcome.
 import Stripe from 'stripe';
 import {
   GatewayUnavailableError,
@@ -14,6 +16,10 @@ import {
   type PaymentGateway,
   type RefundOutcome,
   type RefundRequest,
+  type SavedPaymentMethod,
+  type SetupNotice,
+  type SetupRequest,
+  type SetupStarted,
 } from './port.js';
 import { currencyCode, toMinorUnits } from './minor-units.js';
 
@@ -231,6 +237,82 @@ export class StripeGateway implements PaymentGateway {
     }
   }
 
+  /**
+   * Creates the owner's Stripe customer when it has none yet (keyed `<key>/customer`), then a SetupIntent
+   * for off-session charges on it (keyed `<key>`); Stripe's refusal of the request is REFUSED.
+   */
+  async createSetup(request: SetupRequest): Promise<SetupStarted> {
+    try {
+      const customer =
+        request.gatewayCustomer ??
+        (
+          await this.stripe.customers.create(
+            { description: request.description.slice(0, 350), metadata: stripeMetadata(request.metadata) },
+            { idempotencyKey: `${request.idempotencyKey}/customer` },
+          )
+        ).id;
+      const intent = await this.stripe.setupIntents.create(
+        {
+          customer,
+          usage: 'off_session',
+          automatic_payment_methods: { enabled: true },
+          metadata: stripeMetadata(request.metadata),
+        },
+        { idempotencyKey: request.idempotencyKey },
+      );
+      if (!intent.client_secret)
+        return { status: 'REFUSED', code: 'no_client_secret', message: 'Stripe sent no client secret.' };
+      return {
+        status: 'STARTED',
+        reference: intent.id,
+        clientSecret: intent.client_secret,
+        gatewayCustomer: customer,
+      };
+    } catch (fault) {
+      this.throwIfUnavailable(fault);
+      if (fault instanceof Stripe.errors.StripeError)
+        return { status: 'REFUSED', code: fault.code ?? fault.type, message: fault.message };
+      throw fault;
+    }
+  }
+
+  /** The saved PaymentMethod read back from Stripe: a card's brand, last digits and expiry, a SEPA IBAN's end. */
+  async savedPaymentMethod(setup: SetupNotice): Promise<SavedPaymentMethod> {
+    if (!setup.paymentMethod) throw new Error(`stripe: setup ${setup.reference} names no payment method`);
+    let method: Stripe.PaymentMethod;
+    try {
+      method = await this.stripe.paymentMethods.retrieve(setup.paymentMethod);
+    } catch (fault) {
+      this.throwIfUnavailable(fault);
+      throw fault;
+    }
+    const customer =
+      setup.gatewayCustomer ??
+      (typeof method.customer === 'string' ? method.customer : (method.customer?.id ?? null));
+    const sourceToken = customer ? `${customer}/${method.id}` : method.id;
+    if (method.type === 'sepa_debit') {
+      return {
+        sourceToken,
+        type: 'SEPA',
+        label: `${method.sepa_debit?.country ?? 'IBAN'} •••• ${method.sepa_debit?.last4 ?? '????'}`,
+        expiry: null,
+      };
+    }
+    if (method.type === 'paypal') {
+      return {
+        sourceToken,
+        type: 'PAYPAL',
+        label: `PayPal ${method.paypal?.payer_email ?? ''}`.trim(),
+        expiry: null,
+      };
+    }
+    const card = method.card;
+    const brand = card?.brand ? card.brand.charAt(0).toUpperCase() + card.brand.slice(1) : 'Card';
+    const expiry =
+      card?.exp_year && card.exp_month ? `${card.exp_year}-${String(card.exp_month).padStart(2, '0')}` : null;
+    return { sourceToken, type: 'CARD', label: `${brand} •••• ${card?.last4 ?? '????'}`, expiry };
+  }
+
   /** Verifies Stripe-Signature over the raw body and translates the events finance acts on. */
   verifyWebhook(rawBody: Buffer, headers: Record<string, string | string[] | undefined>): GatewayEvent {
     const signature = headers['stripe-signature'];
@@ -355,6 +437,28 @@ export function gatewayEventOf(event: Stripe.Event): GatewayEvent {
           (typeof charge === 'string' ? charge : charge.id),
         metadata: { ...dispute.metadata },
         payload,
+      };
+    }
+    case 'setup_intent.succeeded':
+    case 'setup_intent.setup_failed': {
+      const intent = event.data.object;
+      const id = (value: string | { id: string } | null) =>
+        typeof value === 'string' ? value : (value?.id ?? null);
+      const error = intent.last_setup_error;
+      const succeeded = event.type === 'setup_intent.succeeded';
+      return {
+        id: event.id,
+        type: succeeded ? 'SETUP_SUCCEEDED' : 'SETUP_FAILED',
+        chargeReference: null,
+        metadata: { ...intent.metadata },
+        payload,
+        setup: {
+          reference: intent.id,
+          paymentMethod: id(intent.payment_method),
+          gatewayCustomer: id(intent.customer),
+          failureCode: succeeded ? null : (error?.decline_code ?? error?.code ?? 'setup_failed'),
+          failureMessage: succeeded ? null : (error?.message ?? 'Stripe could not save the payment method.'),
+        },
       };
     }
     default:

@@ -12,6 +12,8 @@ const eventTypes = [
   'PUSH_CANCELLED_BY_USER',
   'PUSH_BANK_REFUSED',
   'DISPUTE_OPENED',
+  'SETUP_SUCCEEDED',
+  'SETUP_FAILED',
   'IGNORED',
 ] as const;
 
@@ -26,14 +28,14 @@ export const WebhookReceiptSchema = component(
       }),
       result: StringEnum(['APPLIED', 'DUPLICATE', 'IGNORED'] as const, {
         description:
-          'APPLIED: the waiting payment was signalled or the dispute recorded; DUPLICATE: received before, not applied again; IGNORED: nothing in this tenant waits for it.',
+          'APPLIED: the waiting payment was signalled, the dispute recorded, or the setup completed (the payment method stored, or its refusal); DUPLICATE: received before, not applied again; IGNORED: nothing in this tenant waits for it.',
       }),
     },
     { additionalProperties: false },
   ),
 );
 
-/** `POST /payment-gateways/{gateway}/webhooks`: a gateway's signed notification (3-D Secure answers, disputes). */
+/** `POST /payment-gateways/{gateway}/webhooks`: a gateway's signed notification (3-D Secure answers, disputes, setups). */
 export const receivePaymentGatewayWebhook = defineRoute({
   operationId: 'receivePaymentGatewayWebhook',
   method: 'post',
@@ -41,7 +43,7 @@ export const receivePaymentGatewayWebhook = defineRoute({
   interface: 'back',
   summary: 'Receive a payment gateway webhook',
   description:
-    'Configure this URL at the gateway, one per adapter: `sandbox` (standardwebhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature`, HMAC-SHA256 with SANDBOX_GATEWAY_WEBHOOK_SECRET) and `stripe` (`Stripe-Signature` with STRIPE_WEBHOOK_SECRET). The signature is checked over the body exactly as sent and must be at most 5 minutes old. An event is applied once per tenant, gateway and event id; a redelivery answers 200 with result DUPLICATE.',
+    'Configure this URL at the gateway, one per adapter: `sandbox` (standardwebhooks headers `webhook-id`, `webhook-timestamp`, `webhook-signature`, HMAC-SHA256 with SANDBOX_GATEWAY_WEBHOOK_SECRET) and `stripe` (`Stripe-Signature` with STRIPE_WEBHOOK_SECRET; its events `payment_intent.succeeded`, `payment_intent.payment_failed`, `charge.dispute.created`, `setup_intent.succeeded` and `setup_intent.setup_failed` are acted on). The signature is checked over the body exactly as sent and must be at most 5 minutes old. An event is applied once per tenant, gateway and event id; a redelivery answers 200 with result DUPLICATE.',
   tags: ['Payments'],
   params: Type.Object({ gateway: Str(32, { description: '`sandbox` or `stripe`.' }) }),
   headers: Type.Object({
@@ -64,7 +66,8 @@ export const receivePaymentGatewayWebhook = defineRoute({
     anonymous: "verified by the adapter's signature scheme over the raw body (a gateway holds no token).",
   },
   responses: { 200: { description: 'The event was verified and received', schema: WebhookReceiptSchema } },
-  errors: ['PGS101', 'PGS102'],
+  // PGS100: the gateway did not describe a saved payment method; it delivers the event again.
+  errors: ['PGS100', 'PGS101', 'PGS102'],
   async handler(ctx) {
     const headers = {
       'webhook-id': ctx.headers['webhook-id'],

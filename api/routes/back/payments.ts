@@ -5,14 +5,12 @@
 // payment or source (lists: behind `branchId`). See docs/finance.md, "Invoices".
 import { Type } from '@sinclair/typebox';
 import type { FilterQuery } from '@mikro-orm/core';
-import { LockMode } from '@mikro-orm/core';
 import { Payment } from '../../../db/entities/Payment.js';
 import { PaymentSource } from '../../../db/entities/PaymentSource.js';
-import { recordEvent } from '../../../db/events.js';
 import { inTenantTransaction } from '../../../db/orm.js';
+import { removePaymentSource } from '../../../db/payment-sources.js';
 import { DomainError } from '../../../domain/errors.js';
-import { paymentPurposes, paymentStates, runningPaymentStates } from '../../../domain/finance.js';
-import { PAYMENT_METHOD_REMOVED_EVENT } from '../../../domain/invoice-events.js';
+import { paymentPurposes, paymentStates } from '../../../domain/finance.js';
 import { defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';
 import { Id, StringEnum } from '../../kernel/schemas.js';
 import { PaymentSchema, PaymentState, paymentDtos } from '../../shared/payment-representation.js';
@@ -159,7 +157,7 @@ export const deletePaymentSource = defineRoute({
   interface: 'back',
   summary: "Remove a customer's or business account's payment source (records USER_PAYMENT_METHOD_REMOVED)",
   description:
-    '`sourceId` plus `userId` or `userGroupId`, in the query or the body as the caller supplies them (a field sent in both must agree; else P123). P405 when the owner has no such source; P122 while a running payment charges it. Finished payments keep their history without the source; when the default source goes, the owner’s newest other source at the same business unit becomes the default.',
+    '`sourceId` plus `userId` or `userGroupId`, in the query or the body as the caller supplies them (a field sent in both must agree; else P123). P405 when the owner has no such source; P122 while a running payment charges it. Finished payments keep their history without the source; when the default source goes, the owner’s newest other source at the same business unit becomes the default; with the owner’s last source its paymentState goes from SOURCE_ADDED back to NONE. The app’s `DELETE /payment-methods/{id}` follows the same rule.',
   tags,
   query: Type.Object(SourceFields),
   body: Type.Object(SourceFields, { additionalProperties: false }),
@@ -173,38 +171,11 @@ export const deletePaymentSource = defineRoute({
   errors: ['P123', 'P405', 'P122'],
   async handler(ctx) {
     const found = await sourceOf(ctx);
-    await inTenantTransaction(ctx.services.orm, ctx.tenant, async (tx) => {
-      const source = await tx.findOne(PaymentSource, found.id, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!source) throw new DomainError('P405', `payment source ${found.id} not found`);
-      const charging = await tx.count(Payment, {
-        paymentSource: source.id,
-        state: { $in: [...runningPaymentStates] },
-      });
-      if (charging) throw new DomainError('P122', 'a running payment charges this source');
-      const owner = source.customer ? { customer: source.customer.id } : { group: source.group!.id };
-      if (source.isDefault) {
-        const next = await tx.findOne(
-          PaymentSource,
-          { ...owner, businessUnit: source.businessUnit.id, id: { $ne: source.id } },
-          { orderBy: { id: 'desc' } },
-        );
-        if (next) next.isDefault = true;
-      }
-      recordEvent(tx, {
-        type: PAYMENT_METHOD_REMOVED_EVENT,
-        customerId: source.customer?.id ?? null,
-        adminSubject: ctx.actor,
-        payload: {
-          paymentSourceId: source.id,
-          userGroupId: source.group?.id ?? null,
-          businessUnitId: source.businessUnit.id,
-          type: source.type,
-          label: source.label,
-        },
-      });
-      tx.remove(source);
-      await tx.flush();
-    });
+    // The one removal rule of both interfaces (db/payment-sources.ts): P122, the default moving on, the
+    // owner's paymentState, USER_PAYMENT_METHOD_REMOVED.
+    await inTenantTransaction(ctx.services.orm, ctx.tenant, (tx) =>
+      removePaymentSource(tx, found.id, { adminSubject: ctx.actor, customerId: null }),
+    );
     return noContent();
   },
 });

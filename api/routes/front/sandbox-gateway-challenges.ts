@@ -22,7 +22,14 @@ export const SandboxChallengeSchema = component(
   'SandboxGatewayChallenge',
   Type.Object(
     {
-      reference: Type.String({ description: 'The sandbox charge waiting for the answer.' }),
+      reference: Type.String({
+        description:
+          'The sandbox charge (`ch_sandbox_…`) or setup (`seti_sandbox_…`) waiting for the answer.',
+      }),
+      kind: StringEnum(['CHARGE', 'SETUP'] as const, {
+        description:
+          'CHARGE: a payment; SETUP: saving a payment method in the app (nothing is charged, the amount is zero).',
+      }),
       type: StringEnum(['THREE_DS', 'PUSH'] as const),
       state: StringEnum(['WAITING', ...outcomes] as const, {
         description: 'WAITING until answered, then the answer.',
@@ -37,7 +44,9 @@ export const SandboxChallengeSchema = component(
 );
 
 const ReferenceParams = Type.Object({
-  reference: Str(100, { description: "The challenge URL's last segment (`ch_sandbox_…`)." }),
+  reference: Str(100, {
+    description: "The challenge URL's last segment (`ch_sandbox_…`, or `seti_sandbox_…` for a setup).",
+  }),
 });
 
 /** The tenant's sandbox challenge of this reference; PGS404 for an unknown one or another tenant's. */
@@ -87,7 +96,7 @@ export const answerSandboxChallenge = defineRoute({
   interface: 'front',
   summary: 'Answer a sandbox 3-D Secure or push challenge',
   description:
-    'SUCCEEDED completes it (the charge succeeds and the payment becomes PAID); THREE_DS_FAILED fails a 3-D Secure challenge; PUSH_CANCELLED_BY_USER and PUSH_BANK_REFUSED end a push. The sandbox signs the answer as a webhook, which is verified and applied as a posted one; the same answer again changes nothing.',
+    'SUCCEEDED completes it (the charge succeeds and the payment becomes PAID; a setup saves the payment method); THREE_DS_FAILED fails a 3-D Secure challenge; PUSH_CANCELLED_BY_USER and PUSH_BANK_REFUSED end a push. The sandbox signs the answer as a webhook, which is verified and applied as a posted one; the same answer again changes nothing.',
   tags: ['Payments'],
   params: ReferenceParams,
   body: Type.Object({ outcome: StringEnum(outcomes) }, { additionalProperties: false }),
@@ -112,7 +121,7 @@ export const answerSandboxChallenge = defineRoute({
       ),
     },
   },
-  errors: ['PGS101', 'PGS102', 'PGS104', 'PGS105', 'PGS404'],
+  errors: ['PGS100', 'PGS101', 'PGS102', 'PGS104', 'PGS105', 'PGS404'],
   async handler(ctx) {
     const { sandbox, challenge } = await challengeOf(ctx, ctx.params.reference);
     const outcome: SandboxChallengeOutcome = ctx.body.outcome;

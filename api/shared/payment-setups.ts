@@ -1,0 +1,47 @@
+// The webhook path's part for setups (called by api/shared/payment-webhooks.ts): a verified
+// SETUP_SUCCEEDED reads the saved method back from the gateway (brand, last digits, expiry), then — in one
+// transaction with the webhook's row, so a redelivery is DUPLICATE — stores it as the owner's payment
+// source; a SETUP_FAILED marks the setup FAILED (PGS103). A setup the tenant did not start, or one
+// completed already, is IGNORED.
+import { completePaymentSetup, setupOfReference, type SetupCompletion } from '../../db/payment-setups.js';
+import { recordWebhookEvent } from '../../db/payment-webhooks.js';
+import { inTenantTransaction } from '../../db/orm.js';
+import { DomainError } from '../../domain/errors.js';
+import { GatewayUnavailableError, type GatewayEvent } from '../../platform/payment-gateway/port.js';
+import type { RouteContext } from '../kernel/route.js';
+import type { WebhookResult } from './payment-webhooks.js';
+
+/** Applies a verified setup event once (PGS100 when the gateway cannot describe the saved method: it redelivers). */
+export async function applySetupEvent(
+  ctx: RouteContext,
+  gatewayName: string,
+  event: GatewayEvent,
+): Promise<WebhookResult> {
+  const adapter = ctx.services.paymentGateways.byName(gatewayName);
+  const notice = event.setup;
+  const known = notice && adapter ? await setupOfReference(ctx.em, gatewayName, notice.reference) : null;
+  let completion: SetupCompletion | undefined;
+  if (notice && adapter && known?.state === 'PENDING') {
+    if (event.type === 'SETUP_SUCCEEDED') {
+      try {
+        completion = { status: 'SUCCEEDED', method: await adapter.savedPaymentMethod(notice) };
+      } catch (fault) {
+        if (fault instanceof GatewayUnavailableError)
+          throw new DomainError(
+            'PGS100',
+            `the ${gatewayName} gateway did not describe the method: ${fault.message}`,
+          );
+        throw fault;
+      }
+    } else {
+      completion = { status: 'FAILED', notice };
+    }
+  }
+  return inTenantTransaction(ctx.services.orm, ctx.tenant, async (tx) => {
+    if (!(await recordWebhookEvent(tx, ctx.tenant, gatewayName, event))) return 'DUPLICATE';
+    if (!completion || !notice) return 'IGNORED';
+    return (await completePaymentSetup(tx, gatewayName, notice.reference, completion))
+      ? 'APPLIED'
+      : 'IGNORED';
+  });
+}
