@@ -156,11 +156,11 @@ async function main(): Promise<void> {
 
     // fleetflow: the ingestor stores every message.
     const ingestorMqtt = await connectMqtt(mqttUrl, `bench-ingestor-${Date.now()}`);
-    const ingestor = new TelemetryIngestor(orm, ingestorMqtt, {
+    const ingestor = new TelemetryIngestor(orm, {
       flushIntervalMs: 1000,
       log: (message) => console.error(message),
     });
-    await ingestor.start();
+    await ingestor.start(ingestorMqtt);
     const runStart = Date.now();
     const run = thread<{ sent: number }>(publisherInput(seconds * 1000));
     const { sent } = await run.first;

@@ -2,6 +2,7 @@
 // telemetry, applies the docking stations' slot reports and runs the starters of pending work. The tests
 // build their workers with startWorker too, from an environment of their own.
 import { randomBytes } from 'node:crypto';
+import type { MqttClient } from 'mqtt';
 import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { Client } from '@temporalio/client';
 import { Registry } from 'prom-client';
@@ -11,6 +12,7 @@ import { connectMqtt, VehicleCommandClient } from '../devices/command-client.js'
 import { createFleetflowWorker } from './worker.js';
 import { TelemetryIngestor } from '../workers/telemetry-ingestor.js';
 import { DockingIngestor } from '../workers/docking-ingestor.js';
+import { IngestionLease, ingestionClientId } from '../workers/ingestion-lease.js';
 import { runPaymentStarter } from '../workers/payment-starter.js';
 import { runRecurringTaskStarter } from '../workers/recurring-task-starter.js';
 import { runWebhookDispatchStarter } from '../workers/webhook-dispatch-starter.js';
@@ -69,16 +71,37 @@ export async function startWorker(
     onSettled: vehicleCommandMetrics(registry),
   });
   registerResourceMetrics(registry, { pool: () => orm.em.getConnection().getNativeClient(), mqtt });
-  const ingestor = new TelemetryIngestor(orm, mqtt, {
+  const ingestor = new TelemetryIngestor(orm, {
     log: (message) => log.warn(message),
     vehicleCommands,
     vehicleCommandTimeoutMs: config.vehicleCommandTimeoutMs,
     offlineAfterMs: Number(env.VEHICLE_OFFLINE_AFTER_MS ?? 5 * 60_000),
   });
-  await ingestor.start();
   const dockingLog = log.child({ component: 'docking-ingestor' });
-  const dockingIngestor = new DockingIngestor(orm, mqtt, { log: (message) => dockingLog.warn(message) });
-  await dockingIngestor.start();
+  const dockingIngestor = new DockingIngestor(orm, { log: (message) => dockingLog.warn(message) });
+  // One worker per broker consumes the device topics (workers/ingestion-lease.ts): with two workers each
+  // message is still stored once. The consumer's session outlives it, so the next holder gets what the
+  // broker kept meanwhile.
+  const leaseLog = log.child({ component: 'ingestion-lease' });
+  const leaseKey = env.INGESTION_LEASE_KEY || mqttUrl;
+  let ingestionMqtt: MqttClient | undefined;
+  const ingestionLease = new IngestionLease(orm, {
+    key: leaseKey,
+    retryMs: Number(env.INGESTION_LEASE_RETRY_MS ?? 1000),
+    log: (message, error) => (error ? leaseLog.warn({ err: error }, message) : leaseLog.info(message)),
+    async onAcquired() {
+      ingestionMqtt = await connectMqtt(mqttUrl, ingestionClientId(leaseKey), { clean: false });
+      await ingestor.start(ingestionMqtt);
+      await dockingIngestor.start(ingestionMqtt);
+    },
+    async onReleased() {
+      await ingestor.stop();
+      await dockingIngestor.stop();
+      await ingestionMqtt?.endAsync(true);
+      ingestionMqtt = undefined;
+    },
+  });
+  await ingestionLease.start();
   const connection = clock?.connection ?? (await NativeConnection.connect({ address: temporalAddress! }));
   const temporal = {
     client:
@@ -158,8 +181,7 @@ export async function startWorker(
       stopRecurringTaskStarter();
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await run.catch(() => undefined);
-      await ingestor.stop();
-      await dockingIngestor.stop();
+      await ingestionLease.stop();
       vehicleCommands.close();
       await mqtt.endAsync();
       if (!clock) await connection.close();

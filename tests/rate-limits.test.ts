@@ -9,7 +9,9 @@ import { RoleAssignment } from '../db/entities/RoleAssignment.js';
 import { Setting } from '../db/entities/Setting.js';
 import { hashSecret } from '../platform/secrets.js';
 import { defaultRateLimits, rateLimitOf, rateLimitSettingKey } from '../domain/rate-limits.js';
-import { expectError, type Reply } from './support/http.js';
+import { expectError, testJwtSecret, type Reply } from './support/http.js';
+import { testLogLevel } from './support/stack.js';
+import { startApi } from '../composition/api-server.js';
 import { startSession, type Session } from './support/session.js';
 
 let session: Session;
@@ -107,6 +109,36 @@ test('past the limit: 429 RL101 with Retry-After; every search counts, other cal
   );
   expect((await rentals(secondCaller)).status).toBe(200);
   expectLimited(await rentals(secondCaller), 60);
+});
+
+test('one count across two API processes: the limit holds whichever process answers', async () => {
+  // A second API process of the same deployment, made as `npm run api` makes it.
+  const second = await startApi({
+    ...session.stack.backend.processEnv,
+    JWT_SECRET: testJwtSecret,
+    API_PORT: '0',
+    API_HOST: '127.0.0.1',
+    LOG_LEVEL: testLogLevel,
+  });
+  try {
+    await setLimit({ points: 4, durationSeconds: 60 });
+    const viaSecond = (token: string) =>
+      fetch(`${second.url}/v1/${session.seed.tenant}/back/rentals?branchId=${session.seed.branchId}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+    // Alternating between the processes: four requests are served, the fifth is refused by either.
+    expect((await rentals(operator())).status).toBe(200);
+    expect((await viaSecond(operator())).status).toBe(200);
+    expect((await rentals(operator())).status).toBe(200);
+    expect((await viaSecond(operator())).status).toBe(200);
+    const refused = await viaSecond(operator());
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { errorCode: string }).errorCode).toBe('RL101');
+    expectLimited(await rentals(operator()), 60);
+  } finally {
+    await second.close();
+    await setLimit(null);
+  }
 });
 
 test('a changed setting is the limit of the next request; a window ends after Retry-After', async () => {

@@ -33,22 +33,25 @@ export class DockingIngestor {
   /** Reports applied, ignored as malformed, and refused by the rules or lookups; for tests and metrics. */
   readonly counters = { applied: 0, malformed: 0, refused: 0 };
   private readonly onMessage = (topic: string, payload: Buffer) => this.accept(topic, payload);
+  /** The connection it consumes from, between start and stop. */
+  private mqtt: MqttClient | undefined;
 
   constructor(
     private readonly orm: MikroORM,
-    private readonly mqtt: MqttClient,
     private readonly options: DockingIngestorOptions = {},
   ) {}
 
-  /** Starts listening; resolves once the broker acknowledged the subscription. */
-  async start(): Promise<void> {
-    this.mqtt.on('message', this.onMessage);
-    await this.mqtt.subscribeAsync(physicalStationSlotsFilter(), { qos: 1 });
+  /** Starts listening on `mqtt`; resolves once the broker acknowledged the subscription. */
+  async start(mqtt: MqttClient): Promise<void> {
+    this.mqtt = mqtt;
+    mqtt.on('message', this.onMessage);
+    await mqtt.subscribeAsync(physicalStationSlotsFilter(), { qos: 1 });
   }
 
   /** Stops listening and waits for the reports already queued to be applied. */
   async stop(): Promise<void> {
-    this.mqtt.off('message', this.onMessage);
+    this.mqtt?.off('message', this.onMessage);
+    this.mqtt = undefined;
     await this.idle();
   }
 

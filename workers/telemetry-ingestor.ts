@@ -65,16 +65,19 @@ export class TelemetryIngestor {
   /** Messages accepted and rows stored, for benchmarks and metrics. */
   readonly counters = { accepted: 0, stored: 0, rejected: 0 };
   private readonly onMessage = (topic: string, payload: Buffer) => this.accept(topic, payload);
+  /** The connection it consumes from, between start and stop. */
+  private mqtt: MqttClient | undefined;
 
   constructor(
     private readonly orm: MikroORM,
-    private readonly mqtt: MqttClient,
     private readonly options: TelemetryIngestorOptions = {},
   ) {}
 
-  async start(): Promise<void> {
-    this.mqtt.on('message', this.onMessage);
-    await this.mqtt.subscribeAsync([vehicleTopicFilter('telemetry'), vehicleTopicFilter('state')], {
+  /** Consumes the vehicles' telemetry and state topics from `mqtt` until stop. */
+  async start(mqtt: MqttClient): Promise<void> {
+    this.mqtt = mqtt;
+    mqtt.on('message', this.onMessage);
+    await mqtt.subscribeAsync([vehicleTopicFilter('telemetry'), vehicleTopicFilter('state')], {
       qos: 1,
     });
     this.timer = setInterval(() => void this.flush(), this.options.flushIntervalMs ?? 1000);
@@ -91,7 +94,8 @@ export class TelemetryIngestor {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     if (this.offlineTimer) clearInterval(this.offlineTimer);
-    this.mqtt.off('message', this.onMessage);
+    this.mqtt?.off('message', this.onMessage);
+    this.mqtt = undefined;
     await this.flush();
   }
 

@@ -2,14 +2,12 @@
 // requests per tenant with rate-limiter-flexible and answer RL101 (429 with Retry-After) past the limit.
 // The limits are settings (`rateLimits.<class>`, read through the read cache; domain/rate-limits.ts).
 //
-// Store: rate-limiter-flexible's memory store, one per API process (a fixed window per key). A limit is
-// therefore per process: N API processes behind a balancer let a caller make up to N × points requests
-// per window (sticky balancing makes it exact). The alternative, its PostgreSQL store, would hold one
-// count for every process but costs an upsert on the pool for each limited request and a table of its
-// own under migrations; the limit guards the database against runaway loops, which a per-process count
-// does as well. See docs/observability.md.
+// Store: rate-limiter-flexible's PostgreSQL store (the table `rate_limit_count`, db/entities/RateLimitCount.ts),
+// one count per caller and window for every API process: with N API processes behind a balancer a caller
+// still gets `points` requests per window, not N × points. It costs one upsert on the pool per limited
+// request (the search class's routes); expired windows are swept by the store every five minutes.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { effectiveSetting } from '../../db/settings.js';
 import { DomainError } from '../../domain/errors.js';
 import {
@@ -25,10 +23,10 @@ export interface RateLimitedCaller {
   subject: string;
 }
 
-/** Counts requests of each class per caller; one per API process (the kernel's services). */
+/** Counts requests of each class per caller, in PostgreSQL; one per API process (the kernel's services). */
 export class RateLimits {
   /** One limiter per class and limit: a changed setting starts a fresh window under the new limit. */
-  private readonly limiters = new Map<string, RateLimiterMemory>();
+  private readonly limiters = new Map<string, RateLimiterPostgres>();
 
   /** The limit in force for a class in a tenant: the setting laid over the default. */
   async limitOf(em: EntityManager, tenant: string, rateLimitClass: RateLimitClass): Promise<RateLimit> {
@@ -42,15 +40,21 @@ export class RateLimits {
     const name = `${rateLimitClass}:${limit.points}:${limit.durationSeconds}`;
     let limiter = this.limiters.get(name);
     if (!limiter) {
-      limiter = new RateLimiterMemory({
+      limiter = new RateLimiterPostgres({
+        storeClient: await em.getConnection().getNativeClient(),
+        storeType: 'pool',
+        tableName: 'rate_limit_count',
+        // The migration made it (db/migrations/…_rate_limit_counts.ts).
+        tableCreated: true,
         keyPrefix: name,
         points: limit.points,
         duration: limit.durationSeconds,
       });
       this.limiters.set(name, limiter);
     }
-    // The key is unambiguous: a tenant id has no NUL, and the subject comes from a verified token.
-    const key = `${caller.tenant}\u0000${caller.subject}`;
+    // The key is unambiguous: a tenant id is one path segment (no slash), and the subject comes from a
+    // verified token.
+    const key = `${caller.tenant}/${caller.subject}`;
     try {
       await limiter.consume(key);
     } catch (rejection) {
