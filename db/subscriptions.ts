@@ -18,6 +18,7 @@ import { Voucherable } from './entities/Voucherable.js';
 import { branchAncestry } from './branches.js';
 import { recordEvent } from './events.js';
 import { nextInvoiceNumber } from './invoices.js';
+import { withdrawDeclinedPurchase } from './purchase-withdrawal.js';
 import { billInvoiceRecord } from './payments.js';
 import { cancelVouchersOf, grantVouchers } from './voucher-grants.js';
 import { TENANT_FILTER } from './entities/TenantScoped.js';
@@ -484,6 +485,9 @@ export async function applySubscriptionStep(
     case 'SWITCH_FAILED':
     case 'EXPIRE':
       if (period) period.state = 'FAILED';
+      // Nothing was bought: the declined charge's invoice is CLOSED and its balance credit given back.
+      if (step.event !== 'EXPIRE' && period?.invoice)
+        await withdrawDeclinedPurchase(em, period.invoice.id, { requestedBy: step.requestedBy, at: step.at });
       if (step.event === 'SWITCH_FAILED') {
         subscription.switchingTargetVoucherableId = null;
         subscription.switchMode = null;

@@ -14,6 +14,7 @@ import { addInvoiceLine } from './invoice-edits.js';
 import { nextInvoiceNumber, recordInvoiceCreated } from './invoices.js';
 import { recordEvent } from './events.js';
 import { cancelVouchersOf, grantVouchersTo } from './voucher-grants.js';
+import { declinedInvoiceStates, withdrawDeclinedPurchase } from './purchase-withdrawal.js';
 import { DomainError } from '../domain/errors.js';
 import type { InvoiceState } from '../domain/finance.js';
 import { formatAmount } from '../domain/money.js';
@@ -153,7 +154,13 @@ export async function settlePackagePurchases(
       });
       purchase.state = 'GRANTED';
       purchase.grantedAt = at;
-    } else if (abandonedInvoiceStates.includes(invoice.state)) purchase.state = 'FAILED';
+    } else if (
+      abandonedInvoiceStates.includes(invoice.state) ||
+      // Declined later (a challenge failed, nobody retried): nothing bought, the credit given back.
+      (declinedInvoiceStates.includes(invoice.state) &&
+        (await withdrawDeclinedPurchase(tx, invoice.id, { requestedBy: purchase.createdBy, at: new Date() })))
+    )
+      purchase.state = 'FAILED';
   }
   await tx.flush();
   return purchases;
