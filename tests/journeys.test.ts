@@ -143,7 +143,7 @@ async function closeOpenRentals(token: string) {
 }
 
 journey(
-  'a new customer signs up, verifies the e-mail, signs in and cannot reserve without a payment method',
+  'a new customer signs up, is refused without a payment method, adds a card in the app, rides and pays',
   async () => {
     // A new customer of the white-label app (the app's own sign-up, docs/customers.md).
     // Before the sign-up, the app's own client token reaches no current-user route.
@@ -205,11 +205,78 @@ journey(
       expect.objectContaining({ name: 'PAYMENT_METHOD', passed: false, code: 'P104' }),
     );
 
-    // The app has no way to add a payment method yet: the journey ends at the refusal.
     expectCatalogueError(await reserve(token, 'SC-001'), 422, 'P104');
     const rentals = await api.call('GET', api.front('/rentals'), { token });
     expectStatus(rentals, 200);
     expect(rentals.body).toEqual([]);
+
+    // She adds a card in the app (docs/payment-methods.md): the app starts a setup at the gateway, its
+    // card form confirms it with the setup's client secret (the sandbox: a test token), and the gateway's
+    // webhook stores the card.
+    const setup = await api.call('POST', api.front('/payment-methods/setups'), {
+      token,
+      body: { branchId: branches[DEMO_BRANCH_CODE] },
+    });
+    expectStatus(setup, 201);
+    expect(setup.body).toMatchObject({
+      state: 'PENDING',
+      gateway: 'sandbox',
+      clientSecret: expect.any(String),
+    });
+    const confirmed = await api.call(
+      'POST',
+      api.front(`/sandbox-gateway/setups/${setup.body.reference}/confirm`),
+      { body: { clientSecret: setup.body.clientSecret, token: 'tok_sandbox_visa' } },
+    );
+    expectStatus(confirmed, 200);
+    expect(confirmed.body).toMatchObject({ state: 'SUCCEEDED', webhook: { result: 'APPLIED' } });
+    const saved = await api.call('GET', api.front(`/payment-methods/setups/${setup.body.id}`), { token });
+    expectStatus(saved, 200);
+    expect(saved.body).toMatchObject({ state: 'SUCCEEDED', paymentMethodId: expect.any(Number) });
+    const methods = await api.call('GET', api.front('/payment-methods'), { token });
+    expectStatus(methods, 200);
+    expect(methods.body).toEqual([
+      expect.objectContaining({ id: saved.body.paymentMethodId, label: 'Visa •••• 4242', isDefault: true }),
+    ]);
+    const ready = await api.call(
+      'GET',
+      api.front(`/rentals/requirements?vehicleId=${vehicleIds['SC-001']}`),
+      { token },
+    );
+    expectStatus(ready, 200);
+    expect(ready.body.requirements).toContainEqual(
+      expect.objectContaining({ name: 'PAYMENT_METHOD', passed: true }),
+    );
+
+    // Now she rides: reserve, START, PARK, DRIVE, END, and the invoice is paid with her new card.
+    const rental = await reserved(token, 'SC-001');
+    await operated(token, rental.id, 'START', 'ACTIVE');
+    await operated(token, rental.id, 'PARK', 'ACTIVE');
+    await operated(token, rental.id, 'DRIVE', 'ACTIVE');
+    const ended = await operate(token, rental.id, 'END');
+    expectStatus(ended, 200);
+    expect(endedStates).toContain(ended.body.state);
+    const read = await api.call('GET', api.front(`/rentals/${rental.id}`), { token });
+    expectStatus(read, 200);
+    expect(read.body).toMatchObject({
+      price: { total: expect.stringMatching(/^\d+\.\d{2}$/), currency: 'EUR' },
+      invoiceId: expect.any(Number),
+      priceIsEstimate: false,
+    });
+    const paid = await poll(
+      `the new customer's invoice ${read.body.invoiceId} PAID`,
+      async () => {
+        const reply = await api.call('GET', api.front(`/invoices?rentalId=${rental.id}`), { token });
+        const invoice = reply.body?.find((row: { id: number }) => row.id === read.body.invoiceId);
+        return invoice?.state === 'PAID' ? invoice : undefined;
+      },
+      EVENTUALLY,
+    );
+    expect(paid).toMatchObject({
+      rentalId: rental.id,
+      guserId: signUp.body.customerId,
+      totals: { gross: read.body.price.total },
+    });
   },
 );
 
