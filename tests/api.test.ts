@@ -119,8 +119,22 @@ describe('rental lifecycle over HTTP', () => {
     );
     expect(viaParent.body.map((rental: { id: number }) => rental.id)).toContain(rentalId);
 
-    const events = await call('GET', back(`/RENTALS/${rentalId}/events`), { token: operatorToken });
-    expect(events.body.map((event: { type: string }) => event.type)).toEqual([
+    // END answered once the rental was ended and priced; its invoice is billed right after, and the
+    // billing's events join the rental's timeline then.
+    const timeline = async () =>
+      (await call('GET', back(`/RENTALS/${rentalId}/events`), { token: operatorToken })).body as Array<{
+        type: string;
+      }>;
+    for (
+      const deadline = Date.now() + 30_000;
+      !(await timeline()).some((e) => e.type === 'INVOICE_BILLED');
+    ) {
+      if (Date.now() > deadline) throw new Error(`rental ${rentalId}'s invoice was not billed`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const events = { body: await timeline() };
+    const rentalAndVehicle = (event: { type: string }) => /^(RENTAL|VEHICLE)_/.test(event.type);
+    expect(events.body.filter(rentalAndVehicle).map((event) => event.type)).toEqual([
       'RENTAL_RESERVATION',
       'VEHICLE_COMMAND_UNLOCK',
       'RENTAL_START',

@@ -4,6 +4,7 @@
 // made or refused. Also the rental rows every rental answer is mapped from (`toRentalDto`).
 import { startRequirementCodes } from '../../domain/rental-requirements.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { WithStartWorkflowOperation } from '@temporalio/client';
 import { Type } from '@sinclair/typebox';
 import { CostCenter } from '../../db/entities/CostCenter.js';
 import { GroupMembership } from '../../db/entities/GroupMembership.js';
@@ -369,8 +370,8 @@ export interface RentalCreation {
 }
 
 /**
- * Creates a rental through its workflow: allocates the id, starts the workflow and waits until the
- * reservation is made (or refused: the workflow's typed failure becomes the answer), then reads the row.
+ * Creates a rental through its workflow: allocates the id, starts the workflow with its first Update and
+ * waits until the reservation is made (or refused: the workflow's typed failure becomes the answer), then reads the row.
  */
 export async function createRental(
   em: EntityManager,
@@ -378,9 +379,11 @@ export async function createRental(
   creation: RentalCreation,
 ): Promise<RentalRecord> {
   const [{ id: rentalId }] = await em.execute<[{ id: number }]>(`select nextval('rental_id_seq')::int as id`);
-  const handle = await services.temporal.workflow.start(
-    RENTAL_WORKFLOW_TYPE,
-    rentalWorkflowStartOptions(
+  // Update-with-Start: one call starts the workflow and asks awaitReservation, which answers once the
+  // reservation is made (and, with startImmediately, the start attempted) or refused. The rental id is new,
+  // so an existing workflow of that id is a fault (FAIL), never a rental to join.
+  const start = new WithStartWorkflowOperation(RENTAL_WORKFLOW_TYPE, {
+    ...rentalWorkflowStartOptions(
       {
         tenant: creation.tenant,
         rentalId,
@@ -393,8 +396,10 @@ export async function createRental(
       },
       services.taskQueue,
     ),
-  );
-  // Answers once the reservation is made (and, with startImmediately, the start attempted) or refused.
-  await handle.executeUpdate(awaitReservationUpdate);
+    workflowIdConflictPolicy: 'FAIL',
+  });
+  await services.temporal.workflow.executeUpdateWithStart(awaitReservationUpdate, {
+    startWorkflowOperation: start,
+  });
   return rentalRecord(em, creation.tenant, rentalId);
 }
