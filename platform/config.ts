@@ -34,6 +34,11 @@ export interface FleetflowConfig {
   embeddedPostgresPort: number;
   embeddedMqttPort: number;
   temporalDevServerPort: number;
+  /**
+   * Frontend gRPC port of the real Temporal server `npm run start:cluster` runs (its other services at
+   * Temporal's usual distances from it: platform/temporal-cluster.ts); 0 picks free ports for all of them.
+   */
+  temporalClusterPort: number;
   temporalUiPort: number;
   vehicleCommandTimeoutMs: number;
   simulatorEnabled: boolean;
@@ -128,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): FleetflowConfi
     embeddedPostgresPort: intFromEnv(env, 'EMBEDDED_POSTGRES_PORT', 5432),
     embeddedMqttPort: intFromEnv(env, 'EMBEDDED_MQTT_PORT', 1883),
     temporalDevServerPort: intFromEnv(env, 'TEMPORAL_DEV_SERVER_PORT', 7233),
+    temporalClusterPort: intFromEnv(env, 'TEMPORAL_CLUSTER_PORT', 7233),
     temporalUiPort: intFromEnv(env, 'TEMPORAL_UI_PORT', 8233),
     vehicleCommandTimeoutMs: intFromEnv(env, 'VEHICLE_COMMAND_TIMEOUT_MS', 8000),
     simulatorEnabled: (env.SIMULATOR ?? 'on') !== 'off',

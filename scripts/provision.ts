@@ -4,11 +4,14 @@
 // and schemathesis (the contract fuzz) into a venv from PyPI. `npm test` runs it beside the type check and
 // the lint, so a fresh machine downloads and builds while it checks, and no suite waits for a download.
 // A no-op when everything is already present; each tool is safe to provision from several processes.
+// `--cluster` also builds what `npm run start:cluster` runs: the Temporal server, its schema tool and the
+// Temporal UI server (minutes, at nice 19; not part of `npm test`).
 import { loadConfig } from '../platform/config.js';
 import { ensureSchemathesis } from '../platform/schemathesis.js';
 import { ensureStripeMock } from '../platform/stripe-mock.js';
 import { ensureVersitygw } from '../platform/versitygw.js';
 import { ensureTemporalCli, ensureTemporalTestServer } from '../platform/temporal-binaries.js';
+import { ensureTemporalClusterBinaries, ensureTemporalUiServer } from '../platform/temporal-cluster.js';
 
 async function main(): Promise<void> {
   const started = performance.now();
@@ -26,6 +29,15 @@ async function main(): Promise<void> {
     ),
     timed('versitygw', ensureVersitygw(config)),
     timed('schemathesis', ensureSchemathesis(config)),
+    ...(process.argv.includes('--cluster')
+      ? [
+          timed(
+            'Temporal server',
+            ensureTemporalClusterBinaries(config.cacheDir).then((binaries) => binaries.server),
+          ),
+          timed('Temporal UI server', ensureTemporalUiServer(config.cacheDir)),
+        ]
+      : []),
   ]);
   for (const [what, where, seconds] of done) console.log(`${`${what}:`.padEnd(22)}${where} (${seconds} s)`);
   console.log(`Provisioned in ${((performance.now() - started) / 1000).toFixed(1)} s`);

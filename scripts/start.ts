@@ -2,6 +2,9 @@
 // (DATABASE_URL, MQTT_URL, TEMPORAL_ADDRESS, SMTP_URL, S3_ENDPOINT) and an embedded default otherwise
 // (versitygw for the object store); then migrations,
 // the demo seed, the worker, the API and the vehicle simulator. Ctrl-C stops everything it started.
+// Two switches (scripts/stack-topology.ts): --temporal=cluster runs the real Temporal server on the same
+// PostgreSQL instead of the dev server (scripts/stack-cluster.ts), --replicas=N runs N APIs and N workers;
+// `npm run start:cluster` is both with N=2.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -15,7 +18,6 @@ import { migrateDatabase, tenantEm } from '../db/orm.js';
 import { DEMO_TENANT } from '../db/seed.js';
 import { Branch } from '../db/entities/Branch.js';
 import { simulatorFleet } from '../db/fleet.js';
-import { apiMetricsPort, workerMetricsPort } from '../workers/observability.js';
 import { startMailCatcher } from '../platform/mail.js';
 import { ensureVersitygw, startVersitygw } from '../platform/versitygw.js';
 import { s3ObjectStore, s3SettingsOf, type S3Settings } from '../platform/object-store.js';
@@ -27,46 +29,74 @@ import { demoAdministratorClient, demoAppClient, demoOperatorClient } from '../d
 import { DEMO_BRANCH_CODE } from '../db/seed/organisation.js';
 import { demoFeedSystemId } from '../db/seed/feeds.js';
 import { demoMdsAgency } from '../db/seed/mds.js';
+import { processName, replicaPorts, stackTopology, type ReplicaPorts } from './stack-topology.js';
+import { startClusterTemporal } from './stack-cluster.js';
 
 const config = loadConfig();
+const topology = stackTopology(process.argv.slice(2));
+const replicas = replicaPorts(topology.replicas, config.apiPort);
 const group = new ProcessGroup();
 group.installSignalHandlers();
 const log = (message: string) => console.log(`[stack] ${message}`);
 
+interface TemporalEndpoint {
+  address: string;
+  uiUrl?: string;
+  /** The banner's Temporal line (the cluster's), when there is more to say than the address. */
+  summary?: string;
+  uiUnavailable?: string;
+}
+
+/** The Temporal of this start: TEMPORAL_ADDRESS's, the real server (--temporal=cluster) or the dev server. */
+function temporalServer(databaseUrl: Promise<string>): Promise<TemporalEndpoint> {
+  if (config.temporalAddress) {
+    if (topology.temporal === 'cluster')
+      log(`TEMPORAL_ADDRESS is set: using ${config.temporalAddress}, no cluster`);
+    return Promise.resolve({ address: config.temporalAddress, uiUrl: undefined });
+  }
+  if (topology.temporal === 'cluster') return startClusterTemporal(config, databaseUrl, group, log);
+  return ensureTemporalCli(config).then(async (cliPath) => {
+    const server = await startTemporalDevServer({
+      searchAttributes: searchAttributeDefinitions,
+      cliPath,
+      port: config.temporalDevServerPort,
+      uiPort: config.temporalUiPort,
+      dbFile: path.join(config.dataDir, 'temporal', 'temporal.db'),
+      logFile: path.join(config.dataDir, 'temporal', 'server.log'),
+      namespace: config.temporalNamespace,
+    });
+    group.addCleanup(() => server.stop());
+    log(`Temporal dev server on ${server.address}`);
+    return { address: server.address, uiUrl: server.uiUrl };
+  });
+}
+
+/**
+ * Starts what the stack needs; Temporal is left starting (its promise in `temporal`), so migrations and the
+ * seed run beside it (a new cluster waits a minute for its search attributes).
+ */
 async function infrastructure() {
   await fs.mkdir(config.dataDir, { recursive: true });
-  const [databaseUrl, mqttUrl, temporal, smtpUrl, s3] = await Promise.all([
-    config.databaseUrl ??
-      startEmbeddedPostgres({
-        dataDir: path.join(config.dataDir, 'postgres'),
-        port: config.embeddedPostgresPort,
-      }).then((pg) => {
-        group.addCleanup(() => pg.stop());
-        log(`embedded PostgreSQL on ${pg.url} (data in ${path.join(config.dataDir, 'postgres')})`);
-        return pg.url;
-      }),
+  const database =
+    config.databaseUrl !== undefined
+      ? Promise.resolve(config.databaseUrl)
+      : startEmbeddedPostgres({
+          dataDir: path.join(config.dataDir, 'postgres'),
+          port: config.embeddedPostgresPort,
+        }).then((pg) => {
+          group.addCleanup(() => pg.stop());
+          log(`embedded PostgreSQL on ${pg.url} (data in ${path.join(config.dataDir, 'postgres')})`);
+          return pg.url;
+        });
+  const temporal = temporalServer(database);
+  const [databaseUrl, mqttUrl, smtpUrl, s3] = await Promise.all([
+    database,
     config.mqttUrl ??
       startEmbeddedBroker({ port: config.embeddedMqttPort, host: '0.0.0.0' }).then((broker) => {
         group.addCleanup(() => broker.stop());
         log(`embedded MQTT broker on ${broker.url}`);
         return broker.url;
       }),
-    config.temporalAddress
-      ? { address: config.temporalAddress, uiUrl: undefined }
-      : ensureTemporalCli(config).then(async (cliPath) => {
-          const server = await startTemporalDevServer({
-            searchAttributes: searchAttributeDefinitions,
-            cliPath,
-            port: config.temporalDevServerPort,
-            uiPort: config.temporalUiPort,
-            dbFile: path.join(config.dataDir, 'temporal', 'temporal.db'),
-            logFile: path.join(config.dataDir, 'temporal', 'server.log'),
-            namespace: config.temporalNamespace,
-          });
-          group.addCleanup(() => server.stop());
-          log(`Temporal dev server on ${server.address}`);
-          return { address: server.address, uiUrl: server.uiUrl };
-        }),
     config.smtpUrl ??
       startMailCatcher({
         port: config.embeddedSmtpPort,
@@ -78,15 +108,11 @@ async function infrastructure() {
         return catcher.url;
       }),
     objectStore(),
-  ]);
-  return {
-    databaseUrl,
-    mqttUrl,
-    smtpUrl,
-    temporalAddress: temporal.address,
-    temporalUiUrl: temporal.uiUrl,
-    s3,
-  };
+  ]).catch(async (error: unknown) => {
+    await temporal.catch(() => undefined);
+    throw error;
+  });
+  return { databaseUrl, mqttUrl, smtpUrl, temporal, s3 };
 }
 
 /**
@@ -156,7 +182,7 @@ async function waitForApi(url: string, timeoutMs: number): Promise<void> {
   throw new Error(`API not ready within ${timeoutMs / 1000} s`);
 }
 
-function run(name: string, script: string, env: NodeJS.ProcessEnv) {
+function run(name: string, script: string, env: NodeJS.ProcessEnv): number | undefined {
   const child = group.spawn(name, process.execPath, ['--import', 'tsx', script], { cwd: repoRoot, env });
   void child.exited.then((exit) => {
     if (exit.code !== 0 && exit.signal === null) {
@@ -164,6 +190,56 @@ function run(name: string, script: string, env: NodeJS.ProcessEnv) {
       void group.stopAll().then(() => process.exit(1));
     }
   });
+  return child.child.pid;
+}
+
+/** Starts replica `index`'s worker and API on their ports; their pids for the banner. */
+function runReplica(index: number, ports: ReplicaPorts, env: NodeJS.ProcessEnv) {
+  const n = replicas.length;
+  const worker = run(processName('worker', index, n), 'composition/worker-main.ts', {
+    ...env,
+    WORKER_METRICS_PORT: String(ports.workerMetrics),
+  });
+  const api = run(processName('api', index, n), 'composition/api-server.ts', {
+    ...env,
+    API_PORT: String(ports.api),
+    API_METRICS_PORT: String(ports.apiMetrics),
+  });
+  return { worker, api };
+}
+
+const metricsUrl = (port: number) => (port ? `http://localhost:${port}/metrics` : '(a free port)');
+
+/** The banner's lines on Temporal and, with replicas, on each process. */
+function topologyLines(temporal: TemporalEndpoint, pids: Array<{ worker?: number; api?: number }>): string {
+  const lines: string[] = [];
+  if (temporal.summary) lines.push(`  Temporal       ${temporal.summary}`);
+  const ui =
+    temporal.uiUrl ??
+    (temporal.uiUnavailable
+      ? `(none: ${temporal.uiUnavailable}) list workflows with: temporal workflow list --address ${temporal.address}`
+      : '(external Temporal: use its UI)');
+  lines.push(`  Temporal UI    ${ui}`);
+  if (replicas.length === 1) {
+    const [ports] = replicas;
+    lines.push(
+      `  Metrics        ${metricsUrl(ports!.apiMetrics)} (API)   ${metricsUrl(ports!.workerMetrics)} (worker)`,
+    );
+    return lines.join('\n');
+  }
+  replicas.forEach((ports, index) => {
+    const api = processName('api', index, replicas.length);
+    lines.push(
+      `  ${api.padEnd(15)}http://localhost:${ports.api}   metrics ${metricsUrl(ports.apiMetrics)}   pid ${pids[index]?.api}`,
+    );
+  });
+  replicas.forEach((ports, index) => {
+    const worker = processName('worker', index, replicas.length);
+    lines.push(
+      `  ${worker.padEnd(15)}metrics ${metricsUrl(ports.workerMetrics)}   pid ${pids[index]?.worker}`,
+    );
+  });
+  return lines.join('\n');
 }
 
 /**
@@ -183,12 +259,17 @@ async function jwtSecret(): Promise<string> {
 
 try {
   const infra = await infrastructure();
-  const { fleetFile, demoBranchId } = await prepareDatabase(infra.databaseUrl, infra.s3);
+  const [temporal, { fleetFile, demoBranchId }] = await Promise.all([
+    infra.temporal,
+    prepareDatabase(infra.databaseUrl, infra.s3),
+  ]);
   const env = {
     ...process.env,
     DATABASE_URL: infra.databaseUrl,
     MQTT_URL: infra.mqttUrl,
-    TEMPORAL_ADDRESS: infra.temporalAddress,
+    TEMPORAL_ADDRESS: temporal.address,
+    // Every replica names the same public address (the sandbox gateway's challenge links point there).
+    PUBLIC_BASE_URL: config.publicBaseUrl,
     SMTP_URL: infra.smtpUrl,
     S3_ENDPOINT: infra.s3.endpoint,
     S3_BUCKET: infra.s3.bucket,
@@ -201,10 +282,11 @@ try {
     SIMULATOR_FLEET_FILE: fleetFile,
     SIMULATOR_TENANT: DEMO_TENANT,
   };
-  run('worker', 'composition/worker-main.ts', env);
-  run('api', 'composition/api-server.ts', env);
+  const pids = replicas.map((ports, index) => runReplica(index, ports, env));
   if (config.simulatorEnabled) run('simulator', 'devices/simulator-main.ts', env);
-  await waitForApi(`http://127.0.0.1:${config.apiPort}`, 90_000);
+  await Promise.all(
+    replicas.map((ports) => waitForApi(`http://127.0.0.1:${ports.api}`, 90_000 * replicas.length)),
+  );
   const base = config.publicBaseUrl;
   console.log(`
 fleetflow is running (Ctrl-C stops everything)
@@ -214,8 +296,7 @@ fleetflow is running (Ctrl-C stops everything)
   API docs       ${base}/docs/back   ${base}/docs/front   ${base}/docs/maintenance   ${base}/docs/mds
   GBFS feeds     ${base}/v1/${DEMO_TENANT}/gbfs/${demoFeedSystemId}/v3/gbfs.json   ${base}/v1/${DEMO_TENANT}/gbfs/${demoFeedSystemId}/v2/gbfs.json
   MDS provider   ${base}/v1/${DEMO_TENANT}/mds  (token: POST ${base}/v1/${DEMO_TENANT}/mds/token, client_id=${demoMdsAgency.clientId} client_secret=${demoMdsAgency.clientSecret} scope=mds)
-  Temporal UI    ${infra.temporalUiUrl ?? '(external Temporal: use its UI)'}
-  Metrics        http://localhost:${apiMetricsPort()}/metrics (API)   http://localhost:${workerMetricsPort()}/metrics (worker)
+${topologyLines(temporal, pids)}
   MQTT broker    ${infra.mqttUrl}
   Demo operator  client_id=${demoOperatorClient.clientId} client_secret=${demoOperatorClient.clientSecret}
   Demo admin     client_id=${demoAdministratorClient.clientId} client_secret=${demoAdministratorClient.clientSecret}
