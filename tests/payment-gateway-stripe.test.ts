@@ -401,6 +401,120 @@ describe('the Stripe adapter against stripe-mock', () => {
     );
   });
 
+  test("a setup creates the owner's Stripe customer once, then a SetupIntent, each with its key", async () => {
+    const proxy = await recordingProxy(plain.url);
+    try {
+      const request = {
+        idempotencyKey: 'payment-setup:acme:7',
+        gatewayCustomer: null,
+        description: 'Customer 3, tenant acme',
+        currency: 'EUR',
+        metadata: { tenant: 'acme', setupId: '7' },
+      };
+      const started = await adapter(proxy.url).createSetup(request);
+      expect(started).toEqual({
+        status: 'STARTED',
+        reference: expect.stringMatching(/^seti_/),
+        clientSecret: expect.stringMatching(/^seti_\w+_secret_/),
+        gatewayCustomer: expect.stringMatching(/^cus_/),
+      });
+      const [customer, intent] = proxy.requests;
+      expect(customer).toMatchObject({ method: 'POST', url: '/v1/customers' });
+      expect(customer!.headers['idempotency-key']).toBe('payment-setup:acme:7/customer');
+      expect(intent).toMatchObject({ method: 'POST', url: '/v1/setup_intents' });
+      expect(intent!.headers['idempotency-key']).toBe('payment-setup:acme:7');
+      expect(Object.fromEntries(intent!.body)).toMatchObject({
+        customer: started.status === 'STARTED' ? started.gatewayCustomer : '',
+        usage: 'off_session',
+        'metadata[tenant]': 'acme',
+        'metadata[setupId]': '7',
+      });
+      // The owner's next setup reuses its Stripe customer.
+      proxy.requests.length = 0;
+      await adapter(proxy.url).createSetup({
+        ...request,
+        idempotencyKey: 'payment-setup:acme:8',
+        gatewayCustomer: 'cus_known',
+      });
+      expect(proxy.requests.map((sent) => sent.url)).toEqual(['/v1/setup_intents']);
+      expect(proxy.requests[0]!.body.get('customer')).toBe('cus_known');
+      // The saved card read back: brand, last digits, expiry, and the token a charge names.
+      expect(
+        await adapter(proxy.url).savedPaymentMethod({
+          reference: 'seti_1',
+          paymentMethod: 'pm_card_visa',
+          gatewayCustomer: 'cus_known',
+          failureCode: null,
+          failureMessage: null,
+        }),
+      ).toEqual({
+        sourceToken: 'cus_known/pm_card_visa',
+        type: 'CARD',
+        label: 'Visa •••• 4242',
+        expiry: expect.stringMatching(/^\d{4}-\d{2}$/),
+      });
+    } finally {
+      await proxy.close();
+    }
+    const refusing = await stripeErrorServer(400, {
+      type: 'invalid_request_error',
+      code: 'resource_missing',
+      message: 'No such customer',
+    });
+    try {
+      expect(
+        await adapter(refusing.url).createSetup({
+          idempotencyKey: 'payment-setup:acme:9',
+          gatewayCustomer: 'cus_gone',
+          description: 'x',
+          currency: 'EUR',
+          metadata: {},
+        }),
+      ).toEqual({ status: 'REFUSED', code: 'resource_missing', message: 'No such customer' });
+    } finally {
+      await refusing.close();
+    }
+  });
+
+  test('setup_intent.succeeded and setup_intent.setup_failed are the setup events', () => {
+    const stripeAdapter = adapter(plain.url);
+    const verify = (event: Record<string, unknown>) => {
+      const { payload, header } = signed(event);
+      return stripeAdapter.verifyWebhook(Buffer.from(payload), { 'stripe-signature': header });
+    };
+    const intent = {
+      id: 'seti_1',
+      object: 'setup_intent',
+      customer: 'cus_1',
+      payment_method: 'pm_1',
+      last_setup_error: null,
+      metadata: { tenant: 'acme', setupId: '7' },
+    };
+    expect(verify(stripeEvent('setup_intent.succeeded', intent))).toMatchObject({
+      type: 'SETUP_SUCCEEDED',
+      chargeReference: null,
+      metadata: { tenant: 'acme', setupId: '7' },
+      setup: { reference: 'seti_1', paymentMethod: 'pm_1', gatewayCustomer: 'cus_1', failureCode: null },
+    });
+    expect(
+      verify(
+        stripeEvent('setup_intent.setup_failed', {
+          ...intent,
+          payment_method: null,
+          last_setup_error: { code: 'card_declined', decline_code: 'stolen_card', message: 'Declined.' },
+        }),
+      ),
+    ).toMatchObject({
+      type: 'SETUP_FAILED',
+      setup: {
+        reference: 'seti_1',
+        paymentMethod: null,
+        failureCode: 'stolen_card',
+        failureMessage: 'Declined.',
+      },
+    });
+  });
+
   test('with a secret key Stripe is the default and the sandbox stays reachable by name', () => {
     const gateways = createPaymentGateways({
       sql: () => Promise.reject(new Error('unused')),

@@ -364,6 +364,7 @@ describe('the sandbox gateway', () => {
       const charge = await sandbox.charge(request);
       expect(await sandbox.challenge(charge.reference)).toEqual({
         reference: charge.reference,
+        kind: 'CHARGE',
         type: 'THREE_DS',
         state: 'WAITING',
         amount: '12.50',
@@ -441,6 +442,114 @@ describe('the sandbox gateway', () => {
       const declined = await sandbox.charge(chargeRequest(sandboxTokens.insufficientFunds));
       await expect(sandbox.openDispute(declined.reference)).rejects.toMatchObject({
         reason: 'NOT_DISPUTABLE',
+      });
+    });
+  });
+
+  describe('setups (saving a payment method)', () => {
+    const setupRequest = (key = `payment-setup:acme:${randomUUID()}`) => ({
+      idempotencyKey: key,
+      gatewayCustomer: null,
+      description: 'Customer 1, tenant acme',
+      currency: 'EUR',
+      metadata: { tenant: 'acme', setupId: '1' },
+    });
+    const startedSetup = async (key?: string) => {
+      const started = await sandbox.createSetup(setupRequest(key));
+      if (started.status !== 'STARTED') throw new Error(`setup refused: ${started.message}`);
+      return started;
+    };
+
+    test('a setup is created once per key, with a client secret, and saved by its confirmation', async () => {
+      const key = `payment-setup:acme:${randomUUID()}`;
+      const setup = await startedSetup(key);
+      expect(setup).toEqual({
+        status: 'STARTED',
+        reference: expect.stringMatching(/^seti_sandbox_[0-9a-f]{32}$/),
+        clientSecret: expect.stringMatching(/^seti_sandbox_[0-9a-f]{32}_secret_[0-9a-f]{32}$/),
+        gatewayCustomer: null,
+      });
+      expect(await sandbox.createSetup(setupRequest(key))).toEqual(setup);
+      expect(await rowsOf(key)).toEqual([
+        expect.objectContaining({ kind: 'SETUP', status: 'REQUIRES_PAYMENT_METHOD', amount_minor: '0' }),
+      ]);
+      await expect(sandbox.confirmSetup(setup.reference, 'wrong', sandboxTokens.visa)).rejects.toMatchObject({
+        reason: 'UNKNOWN_SETUP',
+      });
+      await expect(
+        sandbox.confirmSetup(setup.reference, setup.clientSecret, sandboxTokens.visa, 'other-tenant'),
+      ).rejects.toMatchObject({ reason: 'UNKNOWN_SETUP' });
+      const confirmed = await sandbox.confirmSetup(setup.reference, setup.clientSecret, sandboxTokens.visa);
+      expect(confirmed).toMatchObject({ status: 'SUCCEEDED', failureCode: null });
+      if (confirmed.status === 'REQUIRES_ACTION') throw new Error('no challenge expected');
+      const event = sandbox.verifyWebhook(confirmed.webhook.body, confirmed.webhook.headers);
+      expect(event).toMatchObject({
+        type: 'SETUP_SUCCEEDED',
+        chargeReference: null,
+        metadata: { tenant: 'acme', setupId: '1' },
+        setup: { reference: setup.reference, paymentMethod: sandboxTokens.visa, failureCode: null },
+      });
+      expect(await sandbox.savedPaymentMethod(event.setup!)).toEqual({
+        sourceToken: sandboxTokens.visa,
+        type: 'CARD',
+        label: 'Visa •••• 4242',
+        expiry: expect.stringMatching(/^\d{4}-12$/),
+      });
+      // The same confirmation again is the same event; another token is refused.
+      const again = await sandbox.confirmSetup(setup.reference, setup.clientSecret, sandboxTokens.visa);
+      if (again.status === 'REQUIRES_ACTION') throw new Error('no challenge expected');
+      expect(again.webhook.headers['webhook-id']).toBe(confirmed.webhook.headers['webhook-id']);
+      await expect(
+        sandbox.confirmSetup(setup.reference, setup.clientSecret, sandboxTokens.push),
+      ).rejects.toMatchObject({ reason: 'NOT_WAITING' });
+      await expect(
+        sandbox.charge(chargeRequest(sandboxTokens.visa, { idempotencyKey: key })),
+      ).resolves.toMatchObject({
+        status: 'HARD_DECLINED',
+        declineCode: 'idempotency_key_reused',
+      });
+    });
+
+    test('a hard-declining card or a non-token is refused; 3-D Secure asks for a challenge first', async () => {
+      for (const token of [sandboxTokens.stolenCard, 'pm_card_visa']) {
+        const setup = await startedSetup();
+        const refused = await sandbox.confirmSetup(setup.reference, setup.clientSecret, token);
+        expect(refused).toMatchObject({ status: 'FAILED', failureCode: expect.any(String) });
+        if (refused.status === 'REQUIRES_ACTION') throw new Error('no challenge expected');
+        expect(sandbox.verifyWebhook(refused.webhook.body, refused.webhook.headers)).toMatchObject({
+          type: 'SETUP_FAILED',
+          setup: { reference: setup.reference, paymentMethod: null, failureCode: refused.failureCode },
+        });
+      }
+      const setup = await startedSetup();
+      const challenged = await sandbox.confirmSetup(
+        setup.reference,
+        setup.clientSecret,
+        sandboxTokens.threeDs,
+      );
+      expect(challenged).toEqual({
+        status: 'REQUIRES_ACTION',
+        challenge: {
+          type: 'THREE_DS',
+          url: `https://fleet.example/v1/acme/front/sandbox-gateway/challenges/${setup.reference}`,
+        },
+      });
+      expect(await sandbox.challenge(setup.reference)).toMatchObject({
+        kind: 'SETUP',
+        state: 'WAITING',
+        amount: '0.00',
+        currency: 'EUR',
+      });
+      const webhook = await sandbox.resolveChallenge(setup.reference, 'THREE_DS_FAILED');
+      expect(sandbox.verifyWebhook(webhook.body, webhook.headers)).toMatchObject({
+        type: 'SETUP_FAILED',
+        setup: { reference: setup.reference, failureCode: 'three_ds_failed' },
+      });
+      expect(
+        await sandbox.confirmSetup(setup.reference, setup.clientSecret, sandboxTokens.threeDs),
+      ).toMatchObject({
+        status: 'FAILED',
+        failureCode: 'three_ds_failed',
       });
     });
   });
@@ -681,6 +790,7 @@ describe('webhooks and the challenge page over HTTP', () => {
     expect(page.status).toBe(200);
     expect(page.body).toEqual({
       reference: url.pathname.split('/').pop(),
+      kind: 'CHARGE',
       type: 'THREE_DS',
       state: 'WAITING',
       amount: '19.90',
