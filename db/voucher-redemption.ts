@@ -29,6 +29,7 @@ import { codeRedeemableTypes, customerPassesGates, geofenceTypes } from '../doma
 export const redeemErrors = [
   'W101',
   'W105',
+  'W117',
   'W118',
   'W120',
   'W121',
@@ -77,6 +78,29 @@ async function countAgainstTemplate(em: EntityManager, template: Voucherable): P
   if (Number((counted as { affectedRows?: number }).affectedRows ?? 0) === 0)
     throw new DomainError('W124', `the offer "${template.name}" reached its redeem limit`);
   template.redeemCount += 1;
+}
+
+/**
+ * Refuses a redemption beyond the template's redemptions per customer (W117, "promotion already used"):
+ * every code of the template counts — its own, its redeemable codes, its single-use codes — one
+ * redemption per cause (a redemption grants a voucher per benefit). Rewards and referrals have their own
+ * once-per-cause rules.
+ */
+async function assertCustomerMayRedeem(em: EntityManager, template: Voucherable, customer: Customer) {
+  if (template.maxRedeemsPerCustomer == null) return;
+  const [row] = await em.execute<[{ n: string }]>(
+    `select count(distinct (source_kind, source_reference)) as n from voucher
+      where tenant_id = ? and voucherable_id = ? and customer_id = ?
+        and (source_kind = 'CODE' or (source_kind = 'PROMOTION' and source_reference like 'voucherable:%'))`,
+    [tenantOf(em), template.id, customer.id],
+  );
+  if (Number(row.n) >= template.maxRedeemsPerCustomer)
+    throw new DomainError(
+      'W117',
+      template.maxRedeemsPerCustomer === 1
+        ? `the offer "${template.name}" was already redeemed (once per customer, whichever of its codes)`
+        : `the offer "${template.name}" was already redeemed ${template.maxRedeemsPerCustomer} times (its limit per customer)`,
+    );
 }
 
 /** Whether the customer already holds vouchers of a cause. */
@@ -149,6 +173,7 @@ async function redeemConstraint(
   }
   const template = await em.findOneOrFail(Voucherable, open[0]!.voucherable.id);
   await assertRedeemable(em, template, customer, now);
+  await assertCustomerMayRedeem(em, template, customer);
   return claimConstraintVouchers(em, open, customer.id, now);
 }
 
@@ -167,6 +192,7 @@ async function redeemRedeemable(
   const reference = `code:${code.id}:${customer.id}`;
   if (await alreadyGranted(em, 'CODE', reference))
     throw new DomainError('W105', `the code ${code.code} was already used`);
+  await assertCustomerMayRedeem(em, template, customer);
   const counted = await em.execute(
     `update voucher_code set redeem_count = redeem_count + 1
       where tenant_id = ? and id = ? and (max_redeems is null or redeem_count < max_redeems)`,
@@ -216,6 +242,7 @@ async function redeemTemplateCode(
   const reference = `voucherable:${template.id}:${customer.id}`;
   if (await alreadyGranted(em, 'PROMOTION', reference))
     throw new DomainError('W105', 'the code was already used');
+  if (!signup) await assertCustomerMayRedeem(em, template, customer);
   await countAgainstTemplate(em, template);
   return grantVouchersTo(em, {
     voucherableId: template.id,

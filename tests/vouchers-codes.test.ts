@@ -124,6 +124,56 @@ describe('codes', () => {
     expect(byCode.body.vouchers).toHaveLength(4);
   });
 
+  test('issue 33: one redemption of a template per customer across all its codes (W117), unless it says more', async () => {
+    // The demo's promotion: its own code SPRING10 and the redeemable code FREERIDE are one offer.
+    const erin = await customer();
+    expect((await redeem(erin.token, 'FREERIDE')).status).toBe(200);
+    expectError(await redeem(erin.token, 'FREERIDE'), 409, 'W105');
+    expectError(await redeem(erin.token, 'SPRING10'), 409, 'W117');
+    const spring = await session.em().findOneOrFail(Voucherable, { code: 'SPRING10' });
+    expect(await session.em().count(Voucher, { voucherable: spring.id, customerId: erin.id })).toBe(1);
+
+    // A template of the default (once): its own code, a redeemable code and a single-use code.
+    const own = freshCode();
+    const templateId = await activeTemplate({ code: own });
+    const other = freshCode();
+    await call('POST', back('/vouchers/redeemable'), {
+      token: operator,
+      body: { voucherableId: templateId, code: other },
+    });
+    const [single] = (
+      await call('POST', back('/vouchers/redeemable/constraint'), {
+        token: operator,
+        body: { voucherableId: templateId, count: 1, prefix: 'on' },
+      })
+    ).body as { code: string }[];
+    const dana = await customer();
+    expect((await redeem(dana.token, other)).status).toBe(200);
+    expectError(await redeem(dana.token, own), 409, 'W117');
+    expectError(await redeem(dana.token, single!.code), 409, 'W117');
+    // The single-use code is still there for someone else, and so are the other codes.
+    expect((await redeem((await customer()).token, single!.code)).status).toBe(200);
+    expect((await redeem((await customer()).token, own)).status).toBe(200);
+    const read = await call('GET', back(`/voucherables/${templateId}`), { token: operator });
+    expect(read.body.maxRedeemsPerCustomer).toBe(1);
+
+    // A template that allows two per customer: two of its codes, then W117.
+    const twiceOwn = freshCode();
+    const twice = await activeTemplate({ code: twiceOwn, maxRedeemsPerCustomer: 2 });
+    const [second, third] = [freshCode(), freshCode()];
+    for (const code of [second, third])
+      await call('POST', back('/vouchers/redeemable'), {
+        token: operator,
+        body: { voucherableId: twice, code },
+      });
+    expect((await redeem(dana.token, twiceOwn)).status).toBe(200);
+    expect((await redeem(dana.token, second)).status).toBe(200);
+    expectError(await redeem(dana.token, third), 409, 'W117');
+    expect((await call('GET', back(`/voucherables/${twice}`), { token: operator })).body).toMatchObject({
+      maxRedeemsPerCustomer: 2,
+    });
+  });
+
   test('single-use constraint codes: NOT_REDEEMED until the first customer, cancel', async () => {
     const templateId = await activeTemplate({
       benefits: [

@@ -170,6 +170,14 @@ export const VoucherableInput = component(
       highlight: Type.Optional(Type.Boolean()),
       showInUserApp: Type.Optional(Type.Boolean()),
       maxRedeems: Type.Optional(Nullable(Int(1, 100_000_000))),
+      maxRedeemsPerCustomer: Type.Optional(
+        Nullable(
+          Int(1, 1000, {
+            description:
+              'How many times one customer may redeem the template across all its codes (W117 beyond); default 1, null: unlimited.',
+          }),
+        ),
+      ),
       redeemFrom: Type.Optional(Nullable(DateTime())),
       redeemUntil: Type.Optional(Nullable(DateTime())),
       referrerVoucherableId: Type.Optional(Nullable(Id())),
@@ -244,6 +252,7 @@ export function voucherableFieldsOf(body: VoucherableInputBody) {
     highlight: body.highlight ?? false,
     showInUserApp: body.showInUserApp ?? false,
     maxRedeems: body.maxRedeems ?? null,
+    maxRedeemsPerCustomer: body.maxRedeemsPerCustomer === undefined ? 1 : body.maxRedeemsPerCustomer,
     redeemFrom: instantOrNull(body.redeemFrom),
     redeemUntil: instantOrNull(body.redeemUntil),
     referrerVoucherableId: body.referrerVoucherableId ?? null,
@@ -315,6 +324,9 @@ export const VoucherableSchema = component(
       highlight: Type.Boolean(),
       showInUserApp: Type.Boolean(),
       maxRedeems: Nullable(Type.Integer()),
+      maxRedeemsPerCustomer: Nullable(
+        Type.Integer({ description: 'Redemptions per customer across all its codes; null: unlimited.' }),
+      ),
       redeemCount: Type.Integer({ minimum: 0 }),
       redeemFrom: Nullable(DateTime()),
       redeemUntil: Nullable(DateTime()),
@@ -397,6 +409,7 @@ export function voucherableDto(template: Voucherable): VoucherableDto {
     highlight: template.highlight,
     showInUserApp: template.showInUserApp,
     maxRedeems: template.maxRedeems ?? null,
+    maxRedeemsPerCustomer: template.maxRedeemsPerCustomer ?? null,
     redeemCount: template.redeemCount,
     redeemFrom: template.redeemFrom?.toISOString() ?? null,
     redeemUntil: template.redeemUntil?.toISOString() ?? null,

@@ -14,6 +14,7 @@ import { Migration20261125073620_user_subscription_step_key } from '../../db/mig
 import { Migration20261125062708_benefits } from '../../db/migrations/Migration20261125062708_benefits.js';
 import { Migration20261201200000_benefit_price_lines } from '../../db/migrations/Migration20261201200000_benefit_price_lines.js';
 import { Migration20261201203000_surcharge_price_lines } from '../../db/migrations/Migration20261201203000_surcharge_price_lines.js';
+import { Migration20261206024000_voucherable_redeems_per_customer } from '../../db/migrations/Migration20261206024000_voucherable_redeems_per_customer.js';
 import { voucherableRoutes } from '../../api/routes/back/voucherables.js';
 import { annotationRoutes } from '../../api/routes/back/annotations.js';
 import { annotationCustomerRoutes } from '../../api/routes/back/annotations-customers.js';
@@ -59,6 +60,8 @@ export const benefitDomain = defineDomain({
     // Benefits in prices: invoice lines of the BENEFIT group.
     Migration20261201200000_benefit_price_lines,
     Migration20261201203000_surcharge_price_lines,
+    // A template's redemptions per customer across all its codes (issue 33).
+    Migration20261206024000_voucherable_redeems_per_customer,
   ],
   // Vouchers' permissions: templates, vouchers, codes, annotations, rewards and packages (finance scope).
   permissions: {

@@ -148,6 +148,13 @@ export class Voucherable extends TenantScoped {
   @Property({ type: 'integer', nullable: true })
   maxRedeems?: number | null;
 
+  /**
+   * How many times one customer may redeem the template, across all its codes (its own code, redeemable
+   * codes, single-use codes): W117 beyond it; 1 unless the template says otherwise; null: unlimited.
+   */
+  @Property({ type: 'integer', nullable: true, default: 1 })
+  maxRedeemsPerCustomer: Opt<number | null> = 1;
+
   /** How many redemptions counted against `maxRedeems` so far. */
   @Property({ type: 'integer' })
   redeemCount: Opt<number> = 0;
