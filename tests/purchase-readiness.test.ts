@@ -243,6 +243,19 @@ describe('idempotency and declined charges', () => {
     expect(await footprint(rider.id)).toMatchObject({ invoices: 1, purchases: 1, vouchers: 1 });
   });
 
+  test('the same key sent twice at once: one purchase, one invoice, the same answer', async () => {
+    const rider = await customerWith({ token: 'tok_sandbox_visa' });
+    const code = await packageAt('2.50');
+    const [a, b] = await Promise.all([
+      buyPackage(rider.token, code, 'pkg-race'),
+      buyPackage(rider.token, code, 'pkg-race'),
+    ]);
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect(a.body.id).toBe(b.body.id);
+    expect(await footprint(rider.id)).toMatchObject({ invoices: 1, purchases: 1, vouchers: 1 });
+    expect(await em().count(Payment, { invoice: a.body.invoiceId })).toBe(1);
+  });
+
   test('a declined package charge: P124, the credit back, nothing granted, no retry; the same key answers P124 again', async () => {
     const rider = await customerWith({ token: 'tok_sandbox_insufficient_funds', credit: '5.00' });
     const code = await packageAt('9.90');

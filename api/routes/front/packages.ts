@@ -3,6 +3,7 @@
 // workflow (balance credit first, then the customer's payment source); when it is paid the package's
 // vouchers are granted, once. The answer waits up to 10 s for the payment's first attempt; a purchase
 // paid later is granted when the customer's vouchers or packages are next read (`settlePackagePurchases`).
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { Type } from '@sinclair/typebox';
 import { Decimal } from 'decimal.js';
 import { BusinessUnit } from '../../../db/entities/BusinessUnit.js';
@@ -16,7 +17,7 @@ import { assertPayerReady } from '../../../db/payer-readiness.js';
 import { businessUnitOfBranch } from '../../../db/pricing.js';
 import { createPackagePurchase, settlePackagePurchases } from '../../../db/voucher-packages.js';
 import { escapeLike } from '../../../db/voucherables.js';
-import { DomainError } from '../../../domain/errors.js';
+import { DomainError, isDomainError } from '../../../domain/errors.js';
 import type { PaymentState } from '../../../domain/finance.js';
 import { formatAmount, minorDigitsOf } from '../../../domain/money.js';
 import { purchasableTypes } from '../../../domain/voucherables.js';
@@ -234,9 +235,9 @@ export const buyPackage = defineRoute({
         { businessUnitId: unit.id, gross: template.price, currency: unit.currency },
       );
     }
-    const purchase =
-      earlier ??
-      (await inTenantTransaction(ctx.services.orm, ctx.tenant, async (tx) =>
+    let purchase = earlier;
+    try {
+      purchase ??= await inTenantTransaction(ctx.services.orm, ctx.tenant, async (tx) =>
         createPackagePurchase(tx, {
           template: await tx.findOneOrFail(Voucherable, template.id),
           customerId: customer.id,
@@ -244,16 +245,28 @@ export const buyPackage = defineRoute({
           actor,
           at: new Date(),
         }),
-      ));
+      );
+    } catch (error) {
+      // The same key in flight twice: the other request created it; answer that purchase.
+      if (!(error instanceof UniqueConstraintViolationException)) throw error;
+      purchase = await ctx.em.findOneOrFail(
+        VoucherPackagePurchase,
+        { idempotencyKey: key },
+        { refresh: true },
+      );
+    }
     const invoice = await ctx.em.findOneOrFail(Invoice, purchase.invoiceId, { refresh: true });
     let paymentId: number | null = null;
     if (invoice.state === 'OPEN') {
-      const billed = await billInvoice(ctx, invoice, actor);
-      paymentId = billed.payment?.id ?? null;
-    } else {
-      paymentId =
-        (await ctx.em.findOne(Payment, { invoice: invoice.id }, { orderBy: { id: 'desc' } }))?.id ?? null;
+      try {
+        paymentId = (await billInvoice(ctx, invoice, actor)).payment?.id ?? null;
+      } catch (error) {
+        // Billed meanwhile by the same purchase's other request (I121): its payment is read below.
+        if (!(isDomainError(error) && error.code === 'I121')) throw error;
+      }
     }
+    paymentId ??=
+      (await ctx.em.findOne(Payment, { invoice: invoice.id }, { orderBy: { id: 'desc' } }))?.id ?? null;
     const payment = paymentId ? await afterFirstAttempt(ctx, paymentId) : null;
     // A declined charge leaves nothing half-done: no retries, the invoice CLOSED, the credit given back.
     if (payment) await withdrawDeclinedCharge(ctx, payment, actor);
