@@ -115,6 +115,11 @@ export async function addMembers(
   return em.transactional(async (tx) => {
     const group = await tx.findOne(UserGroup, groupId, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!group) throw new DomainError('UG404');
+    // Joining supersedes the customers' open invitations (this account's or another's).
+    await dropInvitations(
+      tx,
+      customers.map((customer) => customer.id),
+    );
     const taken = await tx.find(GroupMembership, {
       customer: { $in: customers.map((customer) => customer.id) },
     });
@@ -139,6 +144,56 @@ export async function addMembers(
     }
     return rows;
   });
+}
+
+/**
+ * Invites customers by e-mail to a business account (add-members): an INVITED row for each address of a
+ * customer of the tenant who belongs to no account and has no request or invitation pending; nothing for
+ * any other address. The caller learns nothing from it (the route answers the same for every address);
+ * the customer joins by accepting (`PATCH /groups/requests/{id}`).
+ */
+export async function inviteMembers(
+  em: EntityManager,
+  groupId: number,
+  emails: readonly string[],
+): Promise<void> {
+  const tenant = em.getFilterParams<{ tenantId?: string }>(TENANT_FILTER)!.tenantId!;
+  const customers = await em.find(Customer, { email: { $in: [...emails] } }, { fields: ['id'] });
+  // One row per customer at most (the unique customer index): a member, a requester or someone invited
+  // elsewhere gets nothing, silently.
+  for (const customer of customers)
+    await em.execute(
+      `insert into group_membership (tenant_id, group_id, customer_id, state, can_manage, created_at)
+       values (?, ?, ?, 'INVITED', false, now()) on conflict do nothing`,
+      [tenant, groupId, customer.id],
+    );
+}
+
+/** Drops a customer's open invitations: joining or creating an account supersedes them. */
+export async function dropInvitations(em: EntityManager, customerIds: readonly number[]): Promise<void> {
+  if (customerIds.length)
+    await em.nativeDelete(GroupMembership, { customer: { $in: [...customerIds] }, state: 'INVITED' });
+}
+
+/** Accepts an invitation (INVITED → ACTIVE) under the member limit (UG132). */
+export async function acceptInvitation(em: EntityManager, membership: GroupMembership): Promise<void> {
+  await em.transactional(async (tx) => {
+    const group = await tx.findOneOrFail(UserGroup, membership.group.id, {
+      lockMode: LockMode.PESSIMISTIC_WRITE,
+    });
+    assertMembershipCapacity(
+      await tx.count(GroupMembership, { group, state: 'ACTIVE' }),
+      1,
+      group.maxMembers,
+    );
+    const moved = await tx.nativeUpdate(
+      GroupMembership,
+      { id: membership.id, state: 'INVITED' },
+      { state: 'ACTIVE' },
+    );
+    if (!moved) throw new DomainError('UG405', 'the invitation is no longer open');
+  });
+  membership.state = 'ACTIVE';
 }
 
 /** Approves a pending request under the member limit. */

@@ -93,7 +93,11 @@ export function assertTermsAccepted(state: TermsAcceptanceState): void {
 export const billingCycles = ['PAY_AS_YOU_GO', 'WEEKLY', 'MONTHLY'] as const;
 export type BillingCycle = (typeof billingCycles)[number];
 
-export const membershipStates = ['ACTIVE', 'PENDING'] as const;
+/**
+ * ACTIVE a member; PENDING the customer's request to join, which the managers accept; INVITED a managing
+ * member's invitation, which the customer accepts (issue 33: add-members invites, it adds nobody).
+ */
+export const membershipStates = ['ACTIVE', 'PENDING', 'INVITED'] as const;
 export type MembershipState = (typeof membershipStates)[number];
 
 /** The tenant setting holding the defaults of new business accounts. */

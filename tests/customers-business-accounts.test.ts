@@ -35,10 +35,10 @@ describe('business accounts', () => {
     const { UserGroup } = await import('../db/entities/UserGroup.js');
     return em().findOneOrFail(UserGroup, { code: demoGroupCode });
   }
-  async function newCustomer(name: string) {
+  async function newCustomer(name: string, email = uniqueEmail(name)) {
     const reply = await call('POST', auth('/customer/sign-up'), {
       body: {
-        email: uniqueEmail(name),
+        email,
         password: 'secret-pass-1',
         firstName: name,
         lastName: 'Test',
@@ -330,11 +330,12 @@ describe('business accounts', () => {
     });
     expect(own.status).toBe(201);
     expect(own.body).toMatchObject({ ownerId: owner.customerId, membersCount: 1, billingCycle: 'MONTHLY' });
+    // A customer of another account is invited like anyone (issue 33): no UG133 telling where she is.
     const added = await call('POST', front(`/groups-management/${own.body.id}/add-members`), {
       token: owner.access_token,
       body: { emails: [demoCustomer.email] },
     });
-    expectError(added, 409, 'UG133');
+    expect(added.body).toEqual([{ email: demoCustomer.email, state: 'INVITED' }]);
     // The join code: the owner sets a new one; another account's code is taken; outsiders learn nothing.
     const recoded = await call('PATCH', front(`/groups-management/${own.body.id}/OWNER-CO-2027`), {
       token: owner.access_token,
@@ -366,5 +367,78 @@ describe('business accounts', () => {
       (await call('DELETE', front(`/groups-management/${own.body.id}`), { token: owner.access_token }))
         .status,
     ).toBe(204);
+  });
+  test('issue 33: add-members invites: one answer for any address, no personal data, a member only by accepting', async () => {
+    const owner = await newCustomer('Inviter');
+    const own = await call('POST', front('/groups-management'), {
+      token: owner.access_token,
+      body: { name: 'Inviter & Co', branchId: stack.backend.seed.branchId },
+    });
+    expect(own.status).toBe(201);
+    const invite = (emails: string[]) =>
+      call('POST', front(`/groups-management/${own.body.id}/add-members`), {
+        token: owner.access_token,
+        body: { emails },
+      });
+    const inviteeEmail = uniqueEmail('invitee');
+    const invitee = await newCustomer('Invitee', inviteeEmail);
+    const declinerEmail = uniqueEmail('decliner');
+    const decliner = await newCustomer('Decliner', declinerEmail);
+    // Anna belongs to Acme; nobody has the last address.
+    const addresses = [demoCustomer.email, inviteeEmail, declinerEmail, uniqueEmail('nobody')];
+    const answer = await invite(addresses);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual(addresses.map((email) => ({ email, state: 'INVITED' })));
+    // One address at a time, again: the same answer whoever it is (and whether invited already).
+    for (const email of addresses)
+      expect((await invite([email])).body).toEqual([{ email, state: 'INVITED' }]);
+    const members = async () =>
+      (
+        await call('GET', front(`/groups-management/${own.body.id}/members`), { token: owner.access_token })
+      ).body.map((member: { customer: { id: number } }) => member.customer.id);
+    // Nobody was added without consent.
+    expect(await members()).toEqual([owner.customerId]);
+
+    // The invitee finds the invitation among their requests and accepts it.
+    const theirs = await call('GET', front('/groups/requests'), { token: invitee.access_token });
+    expect(theirs.body).toEqual([
+      expect.objectContaining({ state: 'INVITED', group: expect.objectContaining({ id: own.body.id }) }),
+    ]);
+    // Another customer cannot accept it; a join request is not its requester's to accept.
+    expectError(
+      await call('PATCH', front(`/groups/requests/${theirs.body[0].membershipId}`), {
+        token: decliner.access_token,
+        body: { state: 'ACCEPTED' },
+      }),
+      404,
+      'UG405',
+    );
+    const accepted = await call('PATCH', front(`/groups/requests/${theirs.body[0].membershipId}`), {
+      token: invitee.access_token,
+      body: { state: 'ACCEPTED' },
+    });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body).toMatchObject({ state: 'ACTIVE', group: { id: own.body.id } });
+    expect(await members()).toEqual([owner.customerId, invitee.customerId]);
+    expect((await call('GET', front('/groups/requests'), { token: invitee.access_token })).body).toEqual([]);
+
+    // Declining removes the invitation; the decliner is no member.
+    const declined = (await call('GET', front('/groups/requests'), { token: decliner.access_token })).body;
+    expect(declined).toHaveLength(1);
+    expect(
+      (
+        await call('PATCH', front(`/groups/requests/${declined[0].membershipId}`), {
+          token: decliner.access_token,
+          body: { state: 'WITHDRAWN' },
+        })
+      ).status,
+    ).toBe(204);
+    expect(await members()).toEqual([owner.customerId, invitee.customerId]);
+
+    // Anna still belongs to Acme alone and holds no invitation.
+    const annaToken = await customerToken(stack.backend.seed.customerIds[0]!);
+    const annas = (await call('GET', front('/groups'), { token: annaToken })).body;
+    expect(annas.map((row: { group: { code: string } }) => row.group.code)).toEqual([demoGroupCode]);
+    expect((await call('GET', front('/groups/requests'), { token: annaToken })).body).toEqual([]);
   });
 });

@@ -5,12 +5,18 @@ import { Type } from '@sinclair/typebox';
 import { Decimal } from 'decimal.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CostCenter } from '../../../db/entities/CostCenter.js';
-import { Customer } from '../../../db/entities/Customer.js';
 import { GroupMembership } from '../../../db/entities/GroupMembership.js';
 import { UserGroup } from '../../../db/entities/UserGroup.js';
-import { addMembers, approveRequest, createGroup, groupOrFail } from '../../../db/groups.js';
+import {
+  approveRequest,
+  createGroup,
+  dropInvitations,
+  groupOrFail,
+  inviteMembers,
+} from '../../../db/groups.js';
 import { termsStateOf } from '../../../db/identity.js';
 import { DomainError } from '../../../domain/errors.js';
+import { normaliseEmail } from '../../../domain/identity.js';
 import { formatAmount } from '../../../domain/money.js';
 import { assertTermsAccepted } from '../../../domain/customer.js';
 import { created, defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';
@@ -110,7 +116,10 @@ export const createManagedGroup = defineRoute({
   async handler(ctx) {
     const customer = await ctx.customer();
     assertTermsAccepted((await termsStateOf(ctx.em, ctx.tenant, customer.id, ctx.body.branchId)).state);
-    if (await ctx.em.count(GroupMembership, { customer })) throw new DomainError('UG133');
+    if (await ctx.em.count(GroupMembership, { customer, state: { $ne: 'INVITED' } }))
+      throw new DomainError('UG133');
+    // Creating an account supersedes the caller's open invitations.
+    await dropInvitations(ctx.em, [customer.id]);
     const group = await createGroup(ctx.em, ctx.tenant, ctx.body, customer);
     return created(await toGroup(ctx.em, group), {
       Location: `${ctx.baseUrl}/groups-management/${group.id}`,
@@ -189,13 +198,20 @@ export const deleteManagedGroup = defineRoute({
   },
 });
 
-/** `POST /groups-management/{userGroupId}/add-members`: adds customers by e-mail. */
+/**
+ * `POST /groups-management/{userGroupId}/add-members`: invites customers by e-mail (issue 33). It adds
+ * nobody: the answer is the same for every address (whether it has an account here, belongs to another
+ * business account or to nobody) and carries no data of the invitee; the customer joins by accepting the
+ * invitation among their requests (`GET /groups/requests`, `PATCH /groups/requests/{id}` ACCEPTED).
+ */
 export const addManagedGroupMembers = defineRoute({
   operationId: 'addManagedGroupMembers',
   method: 'post',
   path: '/groups-management/{userGroupId}/add-members',
   interface: 'front',
-  summary: 'Add customers to my business account by e-mail',
+  summary: 'Invite customers to my business account by e-mail',
+  description:
+    'Sends an invitation to every address: a customer of the tenant who belongs to no business account and has no request or invitation open gets one among their requests (`GET /groups/requests`, state INVITED) and joins by accepting it (`PATCH /groups/requests/{requestId}` with `{"state": "ACCEPTED"}`; the member limit applies then, UG132). The answer is the same for any address and names no customer: it does not tell whether the address has an account, or one in another business account.',
   tags: ['Groups'],
   params: ManageParam,
   body: component(
@@ -212,20 +228,26 @@ export const addManagedGroupMembers = defineRoute({
     ),
   ),
   access: { customer: 'only accounts the caller manages.' },
-  responses: { 200: { description: 'Added members', schema: Type.Array(MemberSchema) } },
-  errors: ['UG404', 'A100', 'UG408', 'UG132', 'UG133'],
+  responses: {
+    200: {
+      description: 'The invitations sent: one per address, the same whatever the address',
+      schema: Type.Array(
+        component(
+          'ManagedGroupInvitation',
+          Type.Object(
+            { email: Type.String(), state: Type.Literal('INVITED') },
+            { additionalProperties: false },
+          ),
+        ),
+      ),
+    },
+  },
+  errors: ['UG404', 'A100'],
   async handler(ctx) {
     const group = await managedGroup(ctx);
-    const emails = ctx.body.emails.map((email) => email.trim().toLowerCase());
-    const customers = await ctx.em.find(Customer, { email: { $in: emails } });
-    const missing = emails.find((email) => !customers.some((customer) => customer.email === email));
-    if (missing !== undefined) throw new DomainError('UG408', `no customer with e-mail ${missing}`);
-    const rows = await addMembers(ctx.em, group.id, customers, 'ACTIVE');
-    return ok(
-      rows.map((row) =>
-        toMember(Object.assign(row, { customer: customers.find((c) => c.id === row.customer.id)! })),
-      ),
-    );
+    const emails = [...new Set(ctx.body.emails.map((email) => normaliseEmail(email)))];
+    await inviteMembers(ctx.em, group.id, emails);
+    return ok(emails.map((email) => ({ email, state: 'INVITED' as const })));
   },
 });
 

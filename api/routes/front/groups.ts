@@ -6,10 +6,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Customer } from '../../../db/entities/Customer.js';
 import { GroupMembership } from '../../../db/entities/GroupMembership.js';
 import { UserGroup } from '../../../db/entities/UserGroup.js';
-import { addMembers } from '../../../db/groups.js';
+import { acceptInvitation, addMembers } from '../../../db/groups.js';
 import { termsStateOf } from '../../../db/identity.js';
 import { DomainError } from '../../../domain/errors.js';
-import { assertTermsAccepted, membershipStates } from '../../../domain/customer.js';
+import { assertTermsAccepted, membershipStates, type MembershipState } from '../../../domain/customer.js';
 import { defineRoute, noContent, ok } from '../../kernel/route.js';
 import { component, DateTime, Id, Nullable, Str, StringEnum } from '../../kernel/schemas.js';
 import { GroupSchema, toGroup, toGroups } from '../../shared/group-representation.js';
@@ -27,13 +27,18 @@ const MyMembership = component(
     },
     {
       additionalProperties: false,
-      description: "The caller's membership (ACTIVE) or join request (PENDING).",
+      description:
+        "The caller's membership (ACTIVE), join request (PENDING) or invitation from a managing member (INVITED).",
     },
   ),
 );
 
-async function myMemberships(em: EntityManager, customer: Customer, state: 'ACTIVE' | 'PENDING') {
-  const rows = await em.find(GroupMembership, { customer, state }, { populate: ['group'] });
+async function myMemberships(em: EntityManager, customer: Customer, states: readonly MembershipState[]) {
+  const rows = await em.find(
+    GroupMembership,
+    { customer, state: { $in: [...states] } },
+    { populate: ['group'], orderBy: { id: 'asc' } },
+  );
   const groups = await toGroups(
     em,
     rows.map((row) => row.group),
@@ -60,52 +65,72 @@ export const listMyGroups = defineRoute({
   responses: { 200: { description: 'Memberships', schema: Type.Array(MyMembership) } },
   errors: [],
   async handler(ctx) {
-    return ok(await myMemberships(ctx.em, await ctx.customer(), 'ACTIVE'));
+    return ok(await myMemberships(ctx.em, await ctx.customer(), ['ACTIVE']));
   },
 });
 
-/** `GET /groups/requests`: the caller's pending join requests. */
+/** `GET /groups/requests`: the caller's pending join requests and the invitations they received. */
 export const listMyGroupRequests = defineRoute({
   operationId: 'listMyGroupRequests',
   method: 'get',
   path: '/groups/requests',
   interface: 'front',
-  summary: 'My pending join requests',
+  summary: 'My pending join requests and invitations',
+  description:
+    "PENDING: a join request the account's managers decide on; INVITED: an invitation a managing member sent (add-members), which the caller accepts or declines with `PATCH /groups/requests/{requestId}`.",
   tags: ['Groups'],
-  access: { customer: "lists the caller's own requests." },
-  responses: { 200: { description: 'Requests', schema: Type.Array(MyMembership) } },
+  access: { customer: "lists the caller's own requests and invitations." },
+  responses: { 200: { description: 'Requests and invitations', schema: Type.Array(MyMembership) } },
   errors: [],
   async handler(ctx) {
-    return ok(await myMemberships(ctx.em, await ctx.customer(), 'PENDING'));
+    return ok(await myMemberships(ctx.em, await ctx.customer(), ['PENDING', 'INVITED']));
   },
 });
 
-/** `PATCH /groups/requests/{requestId}`: the caller withdraws their own join request. */
+/** `PATCH /groups/requests/{requestId}`: withdraws a join request, accepts or declines an invitation. */
 export const updateMyGroupRequest = defineRoute({
   operationId: 'updateMyGroupRequest',
   method: 'patch',
   path: '/groups/requests/{requestId}',
   interface: 'front',
-  summary: 'Withdraw my join request',
-  description: 'The only change a requester can make is `{"state": "WITHDRAWN"}`; the request is removed.',
+  summary: 'Withdraw my join request; accept or decline an invitation',
+  description:
+    '`{"state": "WITHDRAWN"}` removes a join request or declines an invitation. `{"state": "ACCEPTED"}` accepts an invitation (INVITED): the caller becomes an ACTIVE member, under the account\'s member limit (UG132) and with the terms of its branch accepted (U601/U602); a join request is not the caller\'s to accept (UG405).',
   tags: ['Groups'],
   params: Type.Object({ requestId: Id() }),
   body: component(
     'MyGroupRequestUpdate',
-    Type.Object({ state: StringEnum(['WITHDRAWN'] as const) }, { additionalProperties: false }),
+    Type.Object({ state: StringEnum(['WITHDRAWN', 'ACCEPTED'] as const) }, { additionalProperties: false }),
   ),
   access: { customer: "changes the caller's own request only (another customer's id is not found)." },
-  responses: { 204: { description: 'Withdrawn' } },
-  errors: ['UG405'],
+  responses: {
+    200: { description: 'Accepted: the membership', schema: MyMembership },
+    204: { description: 'Withdrawn or declined' },
+  },
+  errors: ['UG405', 'UG132', 'U601', 'U602'],
   async handler(ctx) {
     const customer = await ctx.customer();
-    const deleted = await ctx.em.nativeDelete(GroupMembership, {
-      id: ctx.params.requestId,
-      customer,
-      state: 'PENDING',
-    });
-    if (!deleted) throw new DomainError('UG405');
-    return noContent();
+    if (ctx.body.state === 'WITHDRAWN') {
+      const deleted = await ctx.em.nativeDelete(GroupMembership, {
+        id: ctx.params.requestId,
+        customer,
+        state: { $in: ['PENDING', 'INVITED'] },
+      });
+      if (!deleted) throw new DomainError('UG405');
+      return noContent();
+    }
+    const invitation = await ctx.em.findOne(
+      GroupMembership,
+      { id: ctx.params.requestId, customer, state: 'INVITED' },
+      { populate: ['group'] },
+    );
+    if (!invitation) throw new DomainError('UG405', 'no open invitation with this id');
+    assertTermsAccepted(
+      (await termsStateOf(ctx.em, ctx.tenant, customer.id, invitation.group.branch.id)).state,
+    );
+    await acceptInvitation(ctx.em, invitation);
+    const [membership] = await myMemberships(ctx.em, customer, ['ACTIVE']);
+    return ok(membership!);
   },
 });
 
