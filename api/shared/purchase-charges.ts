@@ -4,9 +4,11 @@
 // FAILED), its invoice is CLOSED and the balance credit it took given back (db/purchase-withdrawal.ts).
 // Readiness before any write is db/payer-readiness.ts. See docs/finance.md.
 import { Type } from '@sinclair/typebox';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { Payment } from '../../db/entities/Payment.js';
 import { inTenantTransaction } from '../../db/orm.js';
 import { withdrawDeclinedPurchase } from '../../db/purchase-withdrawal.js';
+import { isDomainError } from '../../domain/errors.js';
 import { paymentTransition, type PaymentState } from '../../domain/finance.js';
 import type { RouteContext } from '../kernel/route.js';
 import { Str } from '../kernel/schemas.js';
@@ -55,8 +57,15 @@ export async function withdrawDeclinedCharge(
   requestedBy: string,
 ): Promise<boolean> {
   if (!declinedPaymentStates.includes(payment.state) || !payment.invoice) return false;
-  if (paymentTransition(payment.state, 'WITHDRAWN') !== undefined)
-    payment = await closePayment(ctx, payment, 'WITHDRAWN', requestedBy);
+  if (paymentTransition(payment.state, 'WITHDRAWN') !== undefined) {
+    try {
+      payment = await closePayment(ctx, payment, 'WITHDRAWN', requestedBy);
+    } catch (error) {
+      // The payment moved on meanwhile (an attempt began, or it was paid): it is not withdrawn.
+      if (!(error instanceof WorkflowUpdateFailedError) && !isDomainError(error)) throw error;
+      payment = await freshPayment(ctx, payment.id);
+    }
+  }
   if (payment.state !== 'FAILED') return false;
   const invoiceId = payment.invoice!.id;
   return inTenantTransaction(ctx.services.orm, ctx.tenant, (tx) =>
