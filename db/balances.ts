@@ -19,9 +19,16 @@ import { appendBalanceUpdate, balanceValue } from './balance-ledger.js';
 import { recordEvent } from './events.js';
 import { nextInvoiceNumber, recordInvoiceCreated } from './invoices.js';
 import { inTenantTransaction, tenantEm, type MikroORM } from './orm.js';
+import { settingOrDefaults } from './settings.js';
 import { DomainError } from '../domain/errors.js';
 import { manualAmountProblem, type LedgerTotals } from '../domain/balances.js';
-import { runningPaymentStates, type BalanceUpdateKind } from '../domain/finance.js';
+import {
+  defaultManualCreditSettings,
+  MANUAL_CREDIT_SETTING_KEY,
+  runningPaymentStates,
+  type BalanceUpdateKind,
+  type ManualCreditSettings,
+} from '../domain/finance.js';
 import { formatAmount } from '../domain/money.js';
 
 // ---------------------------------------------------------------------------------------------------
@@ -65,7 +72,12 @@ export async function balanceFigures(
   >(
     `select balance_id, sum(amount)::text as value,
        coalesce(sum(amount) filter (where kind = 'VOUCHER'), 0)::text as voucher_credit,
-       coalesce(-sum(amount) filter (where amount < 0), 0)::text as charged,
+       -- What charges spent: invoices less what refunds gave back, manual debits beyond the manual
+       -- credits they correct (a reversal restores exactly what was there), and any other debit.
+       (greatest(0, -coalesce(sum(amount) filter (where kind in ('INVOICE', 'REFUND')), 0))
+        + greatest(0, -coalesce(sum(amount) filter (where kind = 'MANUAL_CREDIT'), 0))
+        + coalesce(-sum(amount) filter (where amount < 0 and kind not in ('INVOICE', 'REFUND', 'MANUAL_CREDIT')), 0)
+       )::text as charged,
        count(*)::int as update_count, count(distinct invoice_id)::int as invoice_count,
        max(created_at) as last_update_at
      from balance_update where balance_id in (?) group by balance_id`,
@@ -394,11 +406,30 @@ export async function postManualUpdate(
   update: ManualUpdate,
 ): Promise<{ row: BalanceUpdate; created: boolean }> {
   const idempotencyKey = `manual:${balanceId}:${update.key}`;
+  // The tenant's limit of one manual credit or debit, read before the transaction (the read cache loads
+  // nothing inside one).
+  const limit = await settingOrDefaults<ManualCreditSettings>(
+    tenantEm(orm, tenant),
+    tenant,
+    MANUAL_CREDIT_SETTING_KEY,
+    undefined,
+    defaultManualCreditSettings,
+  );
   try {
     return await inTenantTransaction(orm, tenant, async (tx) => {
       const balance = await liveBalance(tx, balanceId);
       const problem = manualAmountProblem(update.amount, balance.currency);
       if (problem) throw new DomainError('J116', problem);
+      const max = new Decimal(
+        /^(0|[1-9][0-9]{0,9})(\.[0-9]{1,6})?$/.test(String(limit.maxAmount))
+          ? limit.maxAmount
+          : defaultManualCreditSettings.maxAmount,
+      );
+      if (new Decimal(update.amount).abs().gt(max))
+        throw new DomainError(
+          'J116',
+          `a manual credit or debit is at most ${formatAmount(max, balance.currency)} ${balance.currency} (setting ${MANUAL_CREDIT_SETTING_KEY})`,
+        );
       const amount = formatAmount(update.amount, balance.currency);
       const existing = await tx.findOne(BalanceUpdate, { idempotencyKey });
       if (existing)
@@ -485,7 +516,7 @@ export async function settleByCollectionInvoice(
     group: 'ADJUSTMENT',
     phase: null,
     description,
-    quantity: '1',
+    quantity: '1.000',
     unit: 'PIECE',
     unitPrice: amount,
     net: amount,

@@ -15,6 +15,7 @@ import type { InvoiceEventType } from '../domain/invoice-events.js';
 import {
   deriveLinePrice,
   invoiceTotalsOf,
+  formatQuantity,
   lineUnitPrice,
   type LineAmountInput,
   type LineTaxContext,
@@ -142,7 +143,7 @@ export async function addInvoiceLine(
   const price = deriveLinePrice(amounts, await taxContextOf(em, invoice));
   const description = input.description ?? template?.description;
   if (!description) throw new DomainError('0022', 'a line item without a template needs a description');
-  const quantity = input.quantity ?? '1';
+  const quantity = formatQuantity(input.quantity ?? '1');
   const last = await em.findOne(InvoiceLine, { invoice: invoice.id }, { orderBy: { position: 'desc' } });
   const line = em.create(InvoiceLine, {
     invoice,
@@ -201,7 +202,7 @@ export async function updateInvoiceLine(
     quantity: line.quantity,
   };
   if (input.description !== undefined) line.description = input.description;
-  if (input.quantity !== undefined) line.quantity = input.quantity;
+  if (input.quantity !== undefined) line.quantity = formatQuantity(input.quantity);
   line.net = price.net;
   line.tax = price.tax;
   line.gross = price.gross;

@@ -260,7 +260,7 @@ export async function recordRefund(em: EntityManager, request: RefundRecordReque
 
 /** A part of a line given back is one piece of that amount (the unit and quantity every line uses). */
 const REFUND_PART_UNIT = 'PIECE';
-const REFUND_PART_QUANTITY = '1';
+const REFUND_PART_QUANTITY = '1.000';
 
 /** How a refund ended, as its last step records it. */
 export interface RefundOutcomeRecord {

@@ -286,6 +286,16 @@ export interface AutoBillSettings {
 }
 export const defaultAutoBillSettings: AutoBillSettings = { enabled: true };
 
+/**
+ * `finance.balance.manualCredit` (read tenant-wide): the largest manual credit or debit one operator
+ * request may post to a balance (its absolute value, a decimal string in the balance's currency).
+ */
+export const MANUAL_CREDIT_SETTING_KEY = 'finance.balance.manualCredit';
+export interface ManualCreditSettings {
+  maxAmount: string;
+}
+export const defaultManualCreditSettings: ManualCreditSettings = { maxAmount: '1000.00' };
+
 /** `finance.dunning`: days after billing an unpaid invoice starts blocking new rentals and bookings (U134). */
 export const DUNNING_SETTING_KEY = 'finance.dunning';
 export interface DunningSettings {

@@ -8,12 +8,21 @@ import { DomainError } from './errors.js';
 import { formatAmount, formatUnitPrice, minorDigitsOf } from './money.js';
 import { Money, type Amount } from './price-lines.js';
 
-/** A signed decimal amount as clients send it: up to 12 integer digits and 6 decimals, no exponent. */
-export const signedAmountPattern = '^-?(0|[1-9][0-9]{0,11})(\\.[0-9]{1,6})?$';
-/** A positive quantity: up to 9 integer digits and 3 decimals. */
-export const quantityPattern = '^(0|[1-9][0-9]{0,8})(\\.[0-9]{1,3})?$';
+/**
+ * A signed decimal amount as clients send it: up to 12 integer digits, no exponent. Its decimals are not
+ * limited here (the schema's length is): more than the currency or the business unit allows is one rule
+ * with one code, I131 (422), whatever the form.
+ */
+export const signedAmountPattern = '^-?(0|[1-9][0-9]{0,11})(\\.[0-9]+)?$';
+/** A quantity: greater than zero, up to 9 integer digits and 3 decimals (quantity 0 would price nothing). */
+export const quantityPattern = '^(?!0+(\\.0+)?$)(0|[1-9][0-9]{0,8})(\\.[0-9]{1,3})?$';
 
 const signedAmountRegex = new RegExp(signedAmountPattern);
+
+/** Every line's quantity in one format: three decimals, as the price engine writes it (`1.000`). */
+export function formatQuantity(quantity: string): string {
+  return new Money(quantity).toFixed(3);
+}
 
 /** The rounding context of a business unit's invoice: its tax rate, its scale and the invoice currency. */
 export interface LineTaxContext {

@@ -9,6 +9,8 @@ import { billingCycles, defaultGroupSettings, GROUP_SETTING_KEY } from './custom
 import { BOOKING_SETTINGS_KEY, defaultBookingSettings } from './booking.js';
 import {
   AUTO_BILL_SETTING_KEY,
+  MANUAL_CREDIT_SETTING_KEY,
+  defaultManualCreditSettings,
   defaultAutoBillSettings,
   defaultDunningSettings,
   defaultPaymentRetrySettings,
@@ -273,6 +275,20 @@ export const knownSettings: Readonly<Record<string, KnownSetting>> = {
     default: defaultAutoBillSettings,
     publicVisible: false,
     description: 'Bill the invoices of an ended rental or a booking fee at once.',
+  },
+  [MANUAL_CREDIT_SETTING_KEY]: {
+    name: 'Manual balance credit limit',
+    area: 'CORE',
+    valueType: 'JSON',
+    schema: settingObject({
+      maxAmount: Type.Optional(
+        Type.String({ pattern: '^(0|[1-9][0-9]{0,9})(\\.[0-9]{1,6})?$', maxLength: 20 }),
+      ),
+    }),
+    default: defaultManualCreditSettings,
+    publicVisible: false,
+    description:
+      'The largest manual credit or debit (absolute value, in the balance currency) one request may post to a balance (J116 beyond it); read tenant-wide.',
   },
   [DUNNING_SETTING_KEY]: {
     name: 'Dunning',

@@ -10,7 +10,7 @@ export const workErrors = defineErrorCodes(
   // prettier-ignore
   {
     // Issues, fines, files
-    'F207': { code: 'F207', meaning: 'only collection invoices can be set paid externally', retryable: false, httpStatus: 422, source: 'spec' },
+    'F207': { code: 'F207', meaning: 'only collection invoices can be set paid externally', retryable: false, httpStatus: 409, source: 'spec' },
     // Project-defined: tasks, task categories and templates (TK*)
     'TK404': { code: 'TK404', meaning: 'task not found', retryable: false, httpStatus: 404, source: 'project', when: 'a task id that does not exist in the tenant' },
     'TK100': { code: 'TK100', meaning: 'the task cannot move to that state', retryable: false, httpStatus: 409, source: 'project', when: 'PATCH /tasks/{id} or PATCH /tasks/complete with a move the task state table does not allow (docs/work.md)' },

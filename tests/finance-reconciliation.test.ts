@@ -4,10 +4,16 @@
 // its real before and after states (automatic and manual billing, payment outcomes, refunds, collection,
 // every ledger row); PAID_EXTERNALLY paid in full; and the reconciliation report, empty when the books
 // agree and naming the records when they do not.
+import { Decimal } from 'decimal.js';
+import { Balance } from '../db/entities/Balance.js';
 import { BalanceUpdate } from '../db/entities/BalanceUpdate.js';
+import { appendBalanceUpdate } from '../db/balance-ledger.js';
 import { Event } from '../db/entities/Event.js';
 import { InvoiceLine } from '../db/entities/InvoiceLine.js';
-import { inTenantTransaction } from '../db/orm.js';
+import { inTenantTransaction, tenantEm } from '../db/orm.js';
+import { reconciliationReport } from '../db/finance-reconciliation.js';
+import { DEMO_TENANT } from '../db/seed.js';
+import { seedDemoTenant } from '../composition/seed.js';
 import { expectError, type CallOptions, type Reply } from './support/http.js';
 import { eventually, issueTestInvoice, testCustomer } from './support/invoices.js';
 import { startSession, type Session } from './support/session.js';
@@ -168,6 +174,21 @@ describe('refunds bounded by what was paid', () => {
       'I405',
     );
     expectError(await refund(invoiceId, [{ lineItemId: lines[0]!.id, amount: '1.001' }]), 422, 'I131');
+    expectError(await refund(invoiceId, [{ lineItemId: lines[0]!.id, amount: '1.0000001' }]), 422, 'I131');
+    // Line items: more decimals is I131 in every form; a quantity of zero is refused by the schema.
+    const customerId = await testCustomer(session, { token: 'tok_sandbox_visa' });
+    const open = await issueTestInvoice(session, { customerId, lines: [{ gross: '1.00' }] });
+    const add = (body: Record<string, unknown>) =>
+      call('POST', back(`/invoices/${open}/line-items`), { token: operator, body });
+    expectError(await add({ description: 'Fee', gross: '1.234' }), 422, 'I131');
+    expectError(await add({ description: 'Fee', gross: '1.2345678' }), 422, 'I131');
+    expectError(await add({ description: 'Fee', gross: '1.00', quantity: '0' }), 400, '0022');
+    expectError(await add({ description: 'Fee', gross: '1.00', quantity: '0.000' }), 400, '0022');
+    const three = await add({ description: 'Three helmets', gross: '10.00', quantity: '3' });
+    expect(three.status).toBe(201);
+    const added = (await linesOf(open)).find((line) => line.description === 'Three helmets')!;
+    expect(added).toMatchObject({ quantity: '3.000', unit: 'PIECE' });
+    expect(new Decimal(added.quantity).times(added.unitPrice).toFixed(2)).toBe('10.00');
     // A part of a line is one PIECE of that amount, its quantity written as every line's.
     const refundId = await refunded(
       invoiceId,
@@ -175,7 +196,7 @@ describe('refunds bounded by what was paid', () => {
       'ALLOWS_REFUND',
     );
     const [part] = await linesOf(refundId);
-    expect(part).toMatchObject({ unit: 'PIECE', gross: '-2.50' });
+    expect(part).toMatchObject({ unit: 'PIECE', quantity: '1.000', gross: '-2.50' });
   });
 });
 
@@ -251,7 +272,56 @@ describe('every money movement on its timeline', () => {
   });
 });
 
+describe('manual credits', () => {
+  test("bounded by the tenant's limit (J116); a reversal restores exactly what was there", async () => {
+    const customerId = await testCustomer(session, { token: 'tok_sandbox_visa' });
+    const balanceId = await creditedBalance(customerId, '1.00');
+    await inTenantTransaction(session.backend.orm, session.seed.tenant, async (tx) => {
+      const balance = await tx.findOneOrFail(Balance, balanceId);
+      await appendBalanceUpdate(tx, {
+        balance,
+        kind: 'VOUCHER',
+        amount: '2.50',
+        description: 'Voucher credit',
+        createdBy: 'test',
+        idempotencyKey: `test:voucher:${balanceId}`,
+      });
+    });
+    const post = (amount: string) =>
+      call('POST', back(`/balances/${balanceId}/updates`), {
+        token: operator,
+        body: { amount, description: 'Customer care' },
+      });
+    expectError(await post('9999999999.99'), 422, 'J116');
+    expectError(await post('-1000.01'), 422, 'J116');
+    const read = async () => (await call('GET', back(`/balances/${balanceId}`), { token: operator })).body;
+    expect(await read()).toMatchObject({ value: '3.50', remainingVouchersGrossValue: '2.50' });
+    expect((await post('1000.00')).status).toBe(201);
+    expect((await post('-1000.00')).status).toBe(201);
+    expect(await read()).toMatchObject({ value: '3.50', remainingVouchersGrossValue: '2.50' });
+  });
+});
+
 describe('the reconciliation report', () => {
+  test("the demo tenant's books reconcile: every business unit, the whole seeded year", async () => {
+    await seedDemoTenant(session.backend.orm.em);
+    const em = tenantEm(session.backend.orm, DEMO_TENANT);
+    const units = await em.execute<{ id: number }[]>('select id from business_unit where tenant_id = ?', [
+      DEMO_TENANT,
+    ]);
+    expect(units.length).toBeGreaterThan(0);
+    const to = new Date(Date.now() + 60_000);
+    const from = new Date(to.getTime() - 365 * 86_400_000);
+    for (const unit of units) {
+      const report = await reconciliationReport(em, DEMO_TENANT, { businessUnitId: unit.id, from, to });
+      expect(report.discrepancies).toEqual([]);
+    }
+    const [checked] = units;
+    const report = await reconciliationReport(em, DEMO_TENANT, { businessUnitId: checked!.id, from, to });
+    expect(report.checked.invoices).toBeGreaterThan(5);
+    expect(report.checked.ledgerRows).toBeGreaterThan(4);
+  });
+
   test('names a ledger row written without its event, and its balance', async () => {
     const customerId = await testCustomer(session, { token: 'tok_sandbox_visa' });
     const balanceId = await creditedBalance(customerId, '3.00');

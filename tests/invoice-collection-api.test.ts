@@ -322,7 +322,7 @@ describe('collection: mark for collection, set paid externally, mark as lost', (
     expect(await paymentState(paymentId)).toBe('FAILED');
     await expectErrors(
       [
-        ['POST', back(`/invoices/${invoiceId}/set-paid-externally`), 422, 'F207'],
+        ['POST', back(`/invoices/${invoiceId}/set-paid-externally`), 409, 'F207'],
         [
           'POST',
           back(`/invoices/${invoiceId}/refund`),
@@ -349,7 +349,7 @@ describe('collection: mark for collection, set paid externally, mark as lost', (
     expect(await paymentState(paymentId)).toBe('PAID');
     await expectErrors(
       [
-        ['POST', back(`/invoices/${invoiceId}/set-paid-externally`), 422, 'F207'],
+        ['POST', back(`/invoices/${invoiceId}/set-paid-externally`), 409, 'F207'],
         ['POST', back(`/invoices/${invoiceId}/mark-as-lost`), 409, 'I123'],
         ['POST', back(`/invoices/${invoiceId}/mark-for-collection`), 409, 'I124'],
       ],
@@ -418,7 +418,7 @@ describe('collection: mark for collection, set paid externally, mark as lost', (
     const open = await issueTestInvoice(session, { customerId, lines: [{ gross: '2.00' }] });
     await expectErrors(
       [
-        ['POST', back(`/invoices/${open}/set-paid-externally`), 422, 'F207'],
+        ['POST', back(`/invoices/${open}/set-paid-externally`), 409, 'F207'],
         ['POST', back(`/invoices/${open}/mark-as-lost`), 409, 'I123'],
         ['POST', back(`/invoices/${open}/mark-for-collection`), 409, 'I124'],
         ['POST', back(`/invoices/${open}/mark-as-lost`), 400, '0022', { reason: '' }],

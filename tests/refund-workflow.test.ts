@@ -130,7 +130,13 @@ test('a partial refund: the original ALLOWS_REFUND; a second partial adds up; pa
   expect(one.result.state).toBe('REFUNDED');
   expect(one.refunding.totalGross).toBe('-3.00');
   const [partLine] = await linesOf(one.refunding.id);
-  expect(partLine).toMatchObject({ gross: '-3.00', net: '-2.52', tax: '-0.48', quantity: '1' });
+  expect(partLine).toMatchObject({
+    gross: '-3.00',
+    net: '-2.52',
+    tax: '-0.48',
+    quantity: '1.000',
+    unit: 'PIECE',
+  });
   expect((await invoiceRow(invoice.id)).state).toBe('ALLOWS_REFUND');
 
   // 7.01 more of a 10.00 line that gave back 3.00 already: too much.

@@ -3,9 +3,12 @@
 // customer whose card keeps declining (her payment is OPEN here; the worker starts its workflow, which
 // moves it to AWAITING_RETRY), balances with history, and line-item templates. Only the demo tenant gets
 // these records: test and benchmark tenants start without invoices.
+import type { RequiredEntityData } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
 import { Balance } from '../entities/Balance.js';
+import { Event } from '../entities/Event.js';
+import { EventKey } from '../entities/EventKey.js';
 import { BalanceUpdate } from '../entities/BalanceUpdate.js';
 import { type BusinessUnit } from '../entities/BusinessUnit.js';
 import { type Customer } from '../entities/Customer.js';
@@ -48,10 +51,21 @@ interface DemoInvoice {
   refundReason?: string;
 }
 
-/** Writes a demo invoice with its lines; totals are the sums of the lines. */
+/** The lines each demo invoice was written with (a refunding invoice names the line it gives back). */
+const linesOfInvoice = new WeakMap<Invoice, InvoiceLine[]>();
+
+/**
+ * Writes a demo invoice with its lines; totals are the sums of the lines. A refunding invoice is written
+ * as the refund workflow writes one: numbered `{original}-R{id}`, each line naming the line it gives back,
+ * the money's way back recorded (through the gateway when the original was charged there).
+ */
 async function demoInvoice(tx: EntityManager, tenant: string, unit: BusinessUnit, spec: DemoInvoice) {
   const at = new Date(Date.now() - spec.daysAgo * DAY);
   const sign = spec.refundedInvoice ? -1 : 1;
+  const refundId = spec.refundedInvoice
+    ? (await tx.execute<[{ id: number }]>(`select nextval('invoice_id_seq')::int as id`))[0].id
+    : undefined;
+  const originalLines = spec.refundedInvoice ? (linesOfInvoice.get(spec.refundedInvoice) ?? []) : [];
   const lines = spec.lines.map((line) => {
     const amounts = lineAmounts(new Decimal(line.gross).times(sign).toString(), unit);
     return { ...line, ...amounts };
@@ -62,8 +76,12 @@ async function demoInvoice(tx: EntityManager, tenant: string, unit: BusinessUnit
       unit.currency,
     );
   const invoice = tx.create(Invoice, {
+    ...(refundId !== undefined ? { id: refundId } : {}),
     tenant,
-    number: await nextInvoiceNumber(tx, tenant, unit, at),
+    number:
+      spec.refundedInvoice && refundId !== undefined
+        ? `${spec.refundedInvoice.number}-R${refundId}`
+        : await nextInvoiceNumber(tx, tenant, unit, at),
     type: spec.userGroup ? 'BUSINESS' : 'REGULAR',
     state: spec.state,
     businessUnit: unit,
@@ -77,13 +95,23 @@ async function demoInvoice(tx: EntityManager, tenant: string, unit: BusinessUnit
     totalTax: sum('tax'),
     totalGross: sum('gross'),
     issuedAt: at,
-    billedAt: spec.state === 'OPEN' ? null : at,
+    billedAt: spec.state === 'OPEN' || spec.refundedInvoice ? null : at,
     settledAt: ['PAID', 'PAID_EXTERNALLY', 'REFUNDED', 'IGNORE', 'IS_REFUND'].includes(spec.state)
       ? at
       : null,
+    // Paid outside fleetflow: the whole total (no payment, no balance credit).
+    paidExternallyGross: spec.state === 'PAID_EXTERNALLY' ? sum('gross') : null,
+    ...(spec.refundedInvoice
+      ? {
+          refundViaGateway: formatAmount(new Decimal(sum('gross')).neg(), unit.currency),
+          refundToBalance: formatAmount('0', unit.currency),
+          refundExternally: formatAmount('0', unit.currency),
+          paymentReference: `re_sandbox_seed_${spec.refundedInvoice.number}`,
+        }
+      : {}),
     idempotencyKey: `seed:invoice:${spec.customer.id}:${spec.title}`,
   });
-  lines.forEach((line, index) =>
+  const written = lines.map((line, index) =>
     tx.create(InvoiceLine, {
       tenant,
       invoice,
@@ -92,16 +120,70 @@ async function demoInvoice(tx: EntityManager, tenant: string, unit: BusinessUnit
       group: 'ADDITION',
       phase: null,
       description: line.description,
-      quantity: '1',
+      quantity: '1.000',
       unit: 'PIECE',
       unitPrice: line.gross,
       net: line.net,
       tax: line.tax,
       gross: line.gross,
       taxPercentage: unit.taxPercentage,
+      refundedLine: originalLines[index] ?? null,
     }),
   );
+  linesOfInvoice.set(invoice, written);
   return invoice;
+}
+
+/** The events a demo invoice's history wrote: INVOICE_CREATED, and INVOICE_BILLED once billed. */
+function demoInvoiceEvents(tx: EntityManager, tenant: string, invoice: Invoice, billedFrom: number) {
+  const common = { tenant, customerId: invoice.customer.id, adminSubject: 'seed' };
+  seedEvent(tx, tenant, `seed:invoice:${invoice.number}:created`, {
+    ...common,
+    type: 'INVOICE_CREATED',
+    createdAt: invoice.issuedAt,
+    payload: {
+      invoiceId: invoice.id,
+      number: invoice.number,
+      type: invoice.type,
+      businessUnitId: invoice.businessUnit.id,
+      rentalIds: [],
+      bookingId: null,
+      refundedInvoiceId: invoice.refundedInvoice?.id ?? null,
+      currency: invoice.currency,
+      totalNet: invoice.totalNet,
+      totalTax: invoice.totalTax,
+      totalGross: invoice.totalGross,
+      issuedAt: invoice.issuedAt.toISOString(),
+    },
+  });
+  if (!invoice.billedAt) return;
+  const fromBalance = new Decimal(billedFrom);
+  seedEvent(tx, tenant, `invoice:${invoice.id}:billed`, {
+    ...common,
+    type: 'INVOICE_BILLED',
+    createdAt: invoice.billedAt,
+    payload: {
+      invoiceId: invoice.id,
+      from: 'OPEN',
+      to: fromBalance.gte(invoice.totalGross) ? 'PAID' : 'BILLED',
+      state: fromBalance.gte(invoice.totalGross) ? 'PAID' : 'BILLED',
+      gross: invoice.totalGross,
+      fromBalance: formatAmount(fromBalance, invoice.currency),
+      toPay: formatAmount(new Decimal(invoice.totalGross).minus(fromBalance), invoice.currency),
+      currency: invoice.currency,
+    },
+  });
+}
+
+/** An event with its key, as recordEvent writes one (the seed's EntityManager is not a tenant's). */
+function seedEvent(
+  tx: EntityManager,
+  tenant: string,
+  idempotencyKey: string,
+  fields: Omit<RequiredEntityData<Event>, 'idempotencyKey'>,
+) {
+  const event = tx.create(Event, { ...fields, tenant, idempotencyKey });
+  tx.create(EventKey, { tenant, idempotencyKey, event });
 }
 
 /** A demo payment of an invoice with its attempts (each with its own state). */
@@ -132,7 +214,12 @@ function demoPayment(
     workflowId: '',
     requestedBy: 'seed',
     idempotencyKey: `seed:payment:${invoice.number}`,
-    paidAt: state === 'PAID' || state === 'DISPUTED' ? invoice.billedAt : null,
+    // Created at billing; each attempt a minute after the one before; paid when the last one answered.
+    createdAt: invoice.billedAt ?? invoice.issuedAt,
+    paidAt:
+      state === 'PAID' || state === 'DISPUTED'
+        ? new Date((invoice.billedAt ?? invoice.issuedAt).getTime() + attempts.length * 60_000)
+        : null,
   });
   attempts.forEach((attemptState, index) =>
     tx.create(PaymentAttempt, {
@@ -145,15 +232,22 @@ function demoPayment(
       gatewayReference: attemptState === 'SUCCEEDED' ? `ch_sandbox_seed_${invoice.number}` : null,
       declineCode: attemptState === 'SOFT_DECLINED' ? 'insufficient_funds' : null,
       declineMessage: attemptState === 'SOFT_DECLINED' ? 'The card has insufficient funds.' : null,
-      startedAt: invoice.billedAt ?? new Date(),
-      finishedAt: invoice.billedAt ?? new Date(),
+      startedAt: new Date((invoice.billedAt ?? invoice.issuedAt).getTime() + index * 60_000 + 1_000),
+      finishedAt: new Date((invoice.billedAt ?? invoice.issuedAt).getTime() + (index + 1) * 60_000),
     }),
   );
   return payment;
 }
 
 /** The sandbox's record of a seeded charge, so that refunding a seeded paid invoice works. */
-async function sandboxCharge(tx: EntityManager, invoice: Invoice, token: string) {
+async function sandboxCharge(
+  tx: EntityManager,
+  tenant: string,
+  invoice: Invoice,
+  token: string,
+  payment: Payment,
+) {
+  await tx.flush();
   const minor = new Decimal(invoice.totalGross).times(100).toFixed(0);
   await tx.execute(
     `insert into sandbox_gateway_operation (idempotency_key, kind, reference, source_token, amount_minor, currency, status, outcome, created_at, completed_at)
@@ -166,7 +260,10 @@ async function sandboxCharge(tx: EntityManager, invoice: Invoice, token: string)
       invoice.currency,
       // The sandbox's book layout (platform/payment-gateway/sandbox.ts): the request, then the answer.
       JSON.stringify({
-        request: { metadata: { invoiceNumber: invoice.number }, description: invoice.title },
+        request: {
+          metadata: { tenant, paymentId: String(payment.id), invoiceNumber: invoice.number },
+          description: invoice.title,
+        },
         answer: { status: 'SUCCEEDED', reference: `ch_sandbox_seed_${invoice.number}` },
       }),
     ],
@@ -225,8 +322,14 @@ export async function seedFinance(tx: EntityManager, board: SeedBoard): Promise<
       { code: 'UNLOCK', description: 'Unlock fee', gross: '1.00' },
     ],
   });
-  demoPayment(tx, tenant, annaPaid, 'PAID', annaCard, ['SUCCEEDED']);
-  await sandboxCharge(tx, annaPaid, annaCard?.providerReference ?? 'tok_sandbox_visa');
+  const annaPaidPayment = demoPayment(tx, tenant, annaPaid, 'PAID', annaCard, ['SUCCEEDED']);
+  await sandboxCharge(
+    tx,
+    tenant,
+    annaPaid,
+    annaCard?.providerReference ?? 'tok_sandbox_visa',
+    annaPaidPayment,
+  );
   const annaRefunded = await demoInvoice(tx, tenant, unit, {
     customer: anna,
     title: 'Airport transfer',
@@ -234,9 +337,15 @@ export async function seedFinance(tx: EntityManager, board: SeedBoard): Promise<
     daysAgo: 20,
     lines: [{ code: 'TIME', description: 'Driving time', gross: '42.00' }],
   });
-  demoPayment(tx, tenant, annaRefunded, 'PAID', annaCard, ['SUCCEEDED']);
-  await sandboxCharge(tx, annaRefunded, annaCard?.providerReference ?? 'tok_sandbox_visa');
-  await demoInvoice(tx, tenant, unit, {
+  const annaRefundedPayment = demoPayment(tx, tenant, annaRefunded, 'PAID', annaCard, ['SUCCEEDED']);
+  await sandboxCharge(
+    tx,
+    tenant,
+    annaRefunded,
+    annaCard?.providerReference ?? 'tok_sandbox_visa',
+    annaRefundedPayment,
+  );
+  const annaRefund = await demoInvoice(tx, tenant, unit, {
     customer: anna,
     title: 'Refund: Airport transfer',
     state: 'IS_REFUND',
@@ -245,32 +354,36 @@ export async function seedFinance(tx: EntityManager, board: SeedBoard): Promise<
     refundReason: 'The vehicle broke down on the way.',
     lines: [{ code: 'TIME', description: 'Driving time', gross: '42.00' }],
   });
-  if (group)
-    demoPayment(
-      tx,
-      tenant,
-      await demoInvoice(tx, tenant, unit, {
+  await sandboxRefund(tx, tenant, annaRefund, annaRefunded);
+  const businessTrip = group
+    ? await demoInvoice(tx, tenant, unit, {
         customer: anna,
         userGroup: group,
         title: 'Business trip to the depot',
         state: 'PAID',
         daysAgo: 5,
         lines: [{ code: 'TIME', description: 'Driving time', gross: '18.40' }],
-      }),
-      'PAID',
-      annaCard,
-      ['SUCCEEDED'],
-    );
+      })
+    : null;
+  if (businessTrip) demoPayment(tx, tenant, businessTrip, 'PAID', annaCard, ['SUCCEEDED']);
+  // A short ride Anna paid entirely from her balance's credit (its INVOICE row below names it).
+  const annaShortRide = await demoInvoice(tx, tenant, unit, {
+    customer: anna,
+    title: 'Short ride',
+    state: 'PAID',
+    daysAgo: 3,
+    lines: [{ code: 'TIME', description: 'Riding time', gross: '4.50' }],
+  });
 
   // Ben pays by invoice: one went to collection and was paid by bank transfer, one is in collection.
-  await demoInvoice(tx, tenant, unit, {
+  const benTransfer = await demoInvoice(tx, tenant, unit, {
     customer: ben,
     title: 'Rental in March',
     state: 'PAID_EXTERNALLY',
     daysAgo: 60,
     lines: [{ code: 'TIME', description: 'Driving time', gross: '56.10' }],
   });
-  await demoInvoice(tx, tenant, unit, {
+  const benCollection = await demoInvoice(tx, tenant, unit, {
     customer: ben,
     title: 'Rental in April',
     state: 'COLLECTION',
@@ -301,7 +414,7 @@ export async function seedFinance(tx: EntityManager, board: SeedBoard): Promise<
     lines: [{ code: 'TIME', description: 'Riding time', gross: '4.20' }],
   });
   demoPayment(tx, tenant, claraDisputed, 'DISPUTED', claraCard, ['SUCCEEDED']);
-  await demoInvoice(tx, tenant, unit, {
+  const claraLost = await demoInvoice(tx, tenant, unit, {
     customer: clara,
     title: 'Damaged helmet',
     state: 'IGNORE',
@@ -353,28 +466,172 @@ export async function seedFinance(tx: EntityManager, board: SeedBoard): Promise<
   // The id every payment workflow runs under (workflows/payment.messages.ts names it the same way).
   for (const payment of await tx.find(Payment, { tenant, requestedBy: 'seed' }, { filters: false }))
     payment.workflowId = `payment:${tenant}:${payment.id}`;
-  const ledger: [Balance, 'MANUAL_CREDIT' | 'VOUCHER' | 'INVOICE' | 'SETTLEMENT', string, string][] = [
-    [annaBalance, 'MANUAL_CREDIT', '10.00', 'Welcome credit from customer care'],
-    [annaBalance, 'VOUCHER', '5.00', 'Spring promotion voucher'],
-    [annaBalance, 'INVOICE', '-4.50', 'Short ride paid from the balance'],
-    [annaBalance, 'MANUAL_CREDIT', '0.00', 'Goodwill note without an amount'],
-    [benBalance, 'INVOICE', '-23.80', 'Rental in April, booked on account'],
+  // Each row as the ledger writes one (db/balance-ledger.ts): in order, each with its BALANCE_UPDATED and
+  // the value before and after it; INVOICE rows name the invoice their credit paid.
+  const ledger: {
+    balance: Balance;
+    kind: 'MANUAL_CREDIT' | 'VOUCHER' | 'INVOICE';
+    amount: string;
+    description: string;
+    daysAgo: number;
+    invoice?: Invoice;
+  }[] = [
+    {
+      balance: annaBalance,
+      kind: 'MANUAL_CREDIT',
+      amount: '10.00',
+      description: 'Welcome credit from customer care',
+      daysAgo: 30,
+    },
+    {
+      balance: annaBalance,
+      kind: 'VOUCHER',
+      amount: '5.00',
+      description: 'Spring promotion voucher',
+      daysAgo: 10,
+    },
+    {
+      balance: annaBalance,
+      kind: 'INVOICE',
+      amount: '-4.50',
+      description: `Invoice ${annaShortRide.number}`,
+      daysAgo: 3,
+      invoice: annaShortRide,
+    },
+    {
+      balance: annaBalance,
+      kind: 'MANUAL_CREDIT',
+      amount: '0.00',
+      description: 'Goodwill note without an amount',
+      daysAgo: 2,
+    },
+    {
+      balance: benBalance,
+      kind: 'MANUAL_CREDIT',
+      amount: '-12.00',
+      description: 'Helmet deductible booked on account',
+      daysAgo: 28,
+    },
   ];
   if (groupBalance)
     ledger.push(
-      [groupBalance, 'INVOICE', '-120.00', 'Business rentals in May'],
-      [groupBalance, 'SETTLEMENT', '50.00', 'Partial bank transfer'],
+      {
+        balance: groupBalance,
+        kind: 'MANUAL_CREDIT',
+        amount: '-120.00',
+        description: 'Business rentals in May, booked on account',
+        daysAgo: 20,
+      },
+      {
+        balance: groupBalance,
+        kind: 'MANUAL_CREDIT',
+        amount: '50.00',
+        description: 'Partial bank transfer',
+        daysAgo: 8,
+      },
     );
-  for (const [index, [balance, kind, amount, description]] of ledger.entries())
-    tx.create(BalanceUpdate, {
+  const values = new Map<Balance, Decimal>();
+  for (const [index, row] of ledger.entries()) {
+    const amount = formatAmount(row.amount, unit.currency);
+    const before = values.get(row.balance) ?? new Decimal(0);
+    const after = before.plus(amount);
+    values.set(row.balance, after);
+    const createdAt = new Date(Date.now() - row.daysAgo * DAY);
+    const idempotencyKey = row.invoice ? `invoice:${row.invoice.id}:balance-credit` : `seed:balance:${index}`;
+    const update = tx.create(BalanceUpdate, {
       tenant,
-      balance,
-      kind,
-      amount: formatAmount(amount, unit.currency),
-      description,
+      balance: row.balance,
+      kind: row.kind,
+      amount,
+      description: row.description,
       createdBy: 'seed',
-      idempotencyKey: `seed:balance:${index}`,
+      idempotencyKey,
+      invoice: row.invoice ?? null,
+      createdAt,
     });
+    await tx.flush();
+    seedEvent(tx, tenant, `${idempotencyKey}/event`, {
+      type: 'BALANCE_UPDATED',
+      createdAt,
+      customerId: row.balance.customer?.id ?? null,
+      adminSubject: 'seed',
+      description: row.description,
+      payload: {
+        balanceId: row.balance.id,
+        balanceUpdateId: update.id,
+        kind: row.kind,
+        amount,
+        currency: unit.currency,
+        invoiceId: row.invoice?.id ?? null,
+        paymentId: null,
+        voucherId: null,
+        valueBefore: formatAmount(before, unit.currency),
+        valueAfter: formatAmount(after, unit.currency),
+      },
+    });
+  }
+
+  // Each invoice's history on its timeline, as the operations wrote it.
+  const billed = [
+    annaPaid,
+    annaRefunded,
+    annaShortRide,
+    benTransfer,
+    benCollection,
+    claraFailed,
+    claraDisputed,
+    claraLost,
+    denizBilled,
+  ];
+  if (businessTrip) billed.push(businessTrip);
+  for (const invoice of billed) demoInvoiceEvents(tx, tenant, invoice, invoice === annaShortRide ? 4.5 : 0);
+  demoInvoiceEvents(tx, tenant, annaRefund, 0);
+  seedEvent(tx, tenant, `refund:${annaRefund.id}:INVOICE_REFUNDED`, {
+    type: 'INVOICE_REFUNDED',
+    createdAt: annaRefund.settledAt ?? annaRefund.issuedAt,
+    customerId: anna.id,
+    adminSubject: 'seed',
+    payload: {
+      invoiceId: annaRefunded.id,
+      refundInvoiceId: annaRefund.id,
+      currency: unit.currency,
+      from: 'REFUND_IN_PROGRESS',
+      to: 'REFUNDED',
+      gross: annaRefunded.totalGross,
+      viaGateway: annaRefunded.totalGross,
+      toBalance: formatAmount('0', unit.currency),
+      externally: formatAmount('0', unit.currency),
+      reference: annaRefund.paymentReference,
+      refundedGross: annaRefunded.totalGross,
+      paidGross: annaRefunded.totalGross,
+    },
+  });
+  await tx.flush();
+}
+
+/** The sandbox's record of the seeded refund, the gateway part of the refunding invoice. */
+async function sandboxRefund(tx: EntityManager, tenant: string, refund: Invoice, original: Invoice) {
+  // Written alone: an invoice with its id given does not share an insert batch with generated ids.
+  await tx.flush();
+  const minor = new Decimal(refund.refundViaGateway ?? 0).times(100).toFixed(0);
+  await tx.execute(
+    `insert into sandbox_gateway_operation (idempotency_key, kind, reference, source_token, amount_minor, currency, status, outcome, created_at, completed_at)
+     values (?, 'REFUND', ?, '', ?, ?, 'SUCCEEDED', ?, now(), now()) on conflict do nothing`,
+    [
+      `seed:refund:${tenant}:${refund.number}`,
+      refund.paymentReference,
+      minor,
+      refund.currency,
+      JSON.stringify({
+        request: {
+          metadata: { tenant, invoiceId: String(original.id), refundInvoiceId: String(refund.id) },
+          reason: refund.refundReason,
+          chargeReference: `ch_sandbox_seed_${original.number}`,
+        },
+        answer: { status: 'SUCCEEDED', reference: refund.paymentReference },
+      }),
+    ],
+  );
 }
 
 /** Finance's step: line-item templates for every tenant, the demo records for the demo tenant. */

@@ -107,7 +107,7 @@ const RefundRequest = component(
           {
             lineItemId: Id({ description: 'A line of the invoice.' }),
             amount: Type.String({
-              pattern: '^(0|[1-9][0-9]{0,11})(\\.[0-9]{1,6})?$',
+              pattern: '^(0|[1-9][0-9]{0,11})(\\.[0-9]+)?$',
               maxLength: 20,
               description:
                 "Gross to give back for the line: positive, at most what the line was paid less what earlier refunds gave back. Decimal string in the currency's minor digits.",
