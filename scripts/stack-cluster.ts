@@ -43,14 +43,14 @@ export async function startClusterTemporal(
   group: ProcessGroup,
   log: (message: string) => void,
 ): Promise<ClusterTemporal> {
-  for (const [spec, what] of [
-    [temporalServerBuild, 'the Temporal server and its schema tool'],
-    [temporalUiServerBuild, 'the Temporal UI server'],
+  for (const [spec, what, duration] of [
+    [temporalServerBuild, 'the Temporal server and its schema tool', '7 to 35 minutes on 2 cores'],
+    [temporalUiServerBuild, 'the Temporal UI server', 'a few minutes'],
   ] as const)
     if (!(await isProvisioned(spec, config.cacheDir)))
       log(
         `building ${what} ${spec.version} from the Go module proxy into ${path.join(config.cacheDir, spec.cacheName)} ` +
-          `(once; the server takes about 7 minutes on 2 cores, at nice 19)`,
+          `(once, at nice 19: ${duration} from an empty Go module cache, depending on the load)`,
       );
   const ui = ensureTemporalUiServer(config.cacheDir).then(
     (binary) => ({ binary }),
