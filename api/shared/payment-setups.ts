@@ -9,14 +9,16 @@ import { inTenantTransaction } from '../../db/orm.js';
 import { DomainError } from '../../domain/errors.js';
 import { GatewayUnavailableError, type GatewayEvent } from '../../platform/payment-gateway/port.js';
 import type { RouteContext } from '../kernel/route.js';
-import type { WebhookResult } from './payment-webhooks.js';
+
+/** What became of a setup's event (as the webhook path's results). */
+export type SetupEventResult = 'APPLIED' | 'DUPLICATE' | 'IGNORED';
 
 /** Applies a verified setup event once (PGS100 when the gateway cannot describe the saved method: it redelivers). */
 export async function applySetupEvent(
   ctx: RouteContext,
   gatewayName: string,
   event: GatewayEvent,
-): Promise<WebhookResult> {
+): Promise<SetupEventResult> {
   const adapter = ctx.services.paymentGateways.byName(gatewayName);
   const notice = event.setup;
   const known = notice && adapter ? await setupOfReference(ctx.em, gatewayName, notice.reference) : null;
