@@ -75,6 +75,15 @@ describe('35.14 completed tasks of a user: malformed ids 400, unknown users 404'
     '%s is malformed: 0022, whatever the window',
     async (userAuthId) => {
       expectError(await rawGet(path(userAuthId), operatorToken), 400, '0022');
+      // The maintenance service's user reads take the same ids.
+      expectError(
+        await rawGet(
+          `/v1/${session.seed.tenant}/maintenance/api/vehicle-maintenance-log/user/${userAuthId}/details?branchId=${session.seed.cityBranchId}`,
+          operatorToken,
+        ),
+        400,
+        '0022',
+      );
       // A window TK107 would refuse does not hide the malformed id.
       expectError(
         await rawGet(
