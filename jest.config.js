@@ -1,7 +1,8 @@
 // Three projects: `unit`, the pure rules (no PostgreSQL, broker or Temporal: they run in seconds, `npm run
 // test:unit`), `stack`, every other suite, against the real infrastructure the global setup starts, and
 // `journeys`, user journeys over HTTP against the whole stack as `npm start` starts it (the suite starts
-// it itself: no global setup). A project's global setup runs only when one of its suites is selected.
+// it itself: no global setup), and `topology`'s two API and two worker processes started the same way. A
+// project's global setup runs only when one of its suites is selected.
 
 /** Suites that need no global setup; every other suite is a stack suite. */
 const unitSuites = [
@@ -52,6 +53,7 @@ export default {
         '/node_modules/',
         ...unitSuites.map((name) => `/tests/${name}\\.test\\.ts$`),
         '/tests/journeys\\.test\\.ts$',
+        '/tests/topology\\.test\\.ts$',
       ],
       globalSetup: '<rootDir>/tests/support/global-setup.mjs',
       globalTeardown: '<rootDir>/tests/support/global-teardown.mjs',
@@ -59,7 +61,7 @@ export default {
     {
       ...shared,
       displayName: 'journeys',
-      testMatch: ['<rootDir>/tests/journeys.test.ts'],
+      testMatch: ['<rootDir>/tests/journeys.test.ts', '<rootDir>/tests/topology.test.ts'],
     },
   ],
 };

@@ -52,12 +52,16 @@ const MAX_OUTPUT_LINES = 2000;
 
 export interface StartedStack {
   baseUrl: string;
+  /** Every API process's base URL, replica 1 first (one unless started with `replicas`). */
+  baseUrls: string[];
   dataDir: string;
   mailDir: string;
   /** The child's pid (it leads its own process group). */
   pid: number;
   /** The last `lines` lines the stack printed (stdout and stderr interleaved). */
   output(lines?: number): string;
+  /** The pids of the stack's running processes of one script (`composition/worker-main.ts`, …), oldest first. */
+  processesOf(script: string): Promise<number[]>;
   /** SIGINT to the group (start.ts stops its children), SIGKILL after the grace period; removes the data. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -125,9 +129,15 @@ function signal(pid: number, name: NodeJS.Signals): void {
  * (the banner is printed once the API is ready; the worker may still be bundling its workflows then).
  */
 export async function startStack(
-  options: { timeoutMs?: number; env?: Record<string, string> } = {},
+  options: {
+    timeoutMs?: number;
+    env?: Record<string, string>;
+    /** API and worker processes each (`--replicas=N`, scripts/stack-topology.ts); one by default. */
+    replicas?: number;
+  } = {},
 ): Promise<StartedStack> {
   const timeoutMs = options.timeoutMs ?? 5 * 60_000;
+  const replicas = options.replicas ?? 1;
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'fleetflow-journeys-'));
   // mkdtemp makes it 0700; run as root, embedded PostgreSQL runs as the "postgres" user, who must enter it.
   await fs.chmod(dataDir, 0o755);
@@ -136,11 +146,22 @@ export async function startStack(
   for (const name of foreignInfrastructure) delete env[name];
   portVariables.forEach((name, index) => (env[name] = String(ports[index])));
   Object.assign(env, { FLEETFLOW_DATA_DIR: dataDir, ...options.env });
-  const apiPort = Number(env.API_PORT);
+  let apiPorts = [Number(env.API_PORT)];
+  if (replicas > 1) {
+    // Each replica's API, API metrics and worker metrics port, free ones (scripts/stack-topology.ts).
+    const more = await freePorts(3 * replicas);
+    apiPorts = more.slice(0, replicas);
+    Object.assign(env, {
+      API_PORTS: apiPorts.join(','),
+      API_METRICS_PORTS: more.slice(replicas, 2 * replicas).join(','),
+      WORKER_METRICS_PORTS: more.slice(2 * replicas).join(','),
+    });
+  }
 
   const lines: string[] = [];
   let partial = { stdout: '', stderr: '' };
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+  const args = ['--import', 'tsx', 'scripts/start.ts', ...(replicas > 1 ? [`--replicas=${replicas}`] : [])];
+  const child: ChildProcess = spawn(process.execPath, args, {
     cwd: repoRoot,
     env,
     detached: true,
@@ -186,8 +207,8 @@ export async function startStack(
     return stopping;
   };
 
-  const seen = (marker: string) => lines.some((line) => line.includes(marker));
-  const ready = () => seen('fleetflow is running') && seen('worker polling its task queue');
+  const seen = (marker: string) => lines.filter((line) => line.includes(marker)).length;
+  const ready = () => seen('fleetflow is running') > 0 && seen('worker polling its task queue') >= replicas;
   try {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
@@ -214,12 +235,23 @@ export async function startStack(
   } finally {
     listeners = [];
   }
+  const processesOf = async (script: string) => {
+    const found: Array<{ pid: number; startTime: string }> = [];
+    for (const member of await descendantsOf(pid)) {
+      const command = await fs.readFile(`/proc/${member.pid}/cmdline`, 'utf8').catch(() => '');
+      if (command.split('\0').includes(script)) found.push(member);
+    }
+    return found.sort((a, b) => Number(a.startTime) - Number(b.startTime)).map((member) => member.pid);
+  };
+  const baseUrls = apiPorts.map((port) => `http://127.0.0.1:${port}`);
   return {
-    baseUrl: `http://127.0.0.1:${apiPort}`,
+    baseUrl: baseUrls[0]!,
+    baseUrls,
     dataDir,
     mailDir: path.join(dataDir, 'mail'),
     pid,
     output,
+    processesOf,
     stop,
   };
 }
