@@ -471,6 +471,15 @@ describe('the Stripe adapter against stripe-mock', () => {
           metadata: {},
         }),
       ).toEqual({ status: 'REFUSED', code: 'resource_missing', message: 'No such customer' });
+      await expect(
+        adapter(refusing.url).savedPaymentMethod({
+          reference: 'seti_1',
+          paymentMethod: 'pm_gone',
+          gatewayCustomer: null,
+          failureCode: null,
+          failureMessage: null,
+        }),
+      ).rejects.toMatchObject({ name: 'SavedMethodRefusedError', code: 'resource_missing' });
     } finally {
       await refusing.close();
     }

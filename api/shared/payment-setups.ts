@@ -7,7 +7,11 @@ import { completePaymentSetup, setupOfReference, type SetupCompletion } from '..
 import { recordWebhookEvent } from '../../db/payment-webhooks.js';
 import { inTenantTransaction } from '../../db/orm.js';
 import { DomainError } from '../../domain/errors.js';
-import { GatewayUnavailableError, type GatewayEvent } from '../../platform/payment-gateway/port.js';
+import {
+  GatewayUnavailableError,
+  SavedMethodRefusedError,
+  type GatewayEvent,
+} from '../../platform/payment-gateway/port.js';
 import type { RouteContext } from '../kernel/route.js';
 
 /** What became of a setup's event (as the webhook path's results). */
@@ -33,7 +37,12 @@ export async function applySetupEvent(
             'PGS100',
             `the ${gatewayName} gateway did not describe the method: ${fault.message}`,
           );
-        throw fault;
+        if (!(fault instanceof SavedMethodRefusedError)) throw fault;
+        // The gateway will not describe what it saved: nothing chargeable is stored.
+        completion = {
+          status: 'FAILED',
+          notice: { ...notice, failureCode: fault.code, failureMessage: fault.message },
+        };
       }
     } else {
       completion = { status: 'FAILED', notice };

@@ -126,6 +126,17 @@ export class GatewayUnavailableError extends Error {
   }
 }
 
+/** The gateway refuses to describe a saved method (it does not exist, or cannot be charged again). */
+export class SavedMethodRefusedError extends Error {
+  override readonly name = 'SavedMethodRefusedError';
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** A webhook whose signature does not verify. */
 export class WebhookSignatureError extends Error {
   override readonly name = 'WebhookSignatureError';
@@ -139,7 +150,10 @@ export interface PaymentGateway {
   refund(request: RefundRequest): Promise<RefundOutcome>;
   /** Starts saving a payment method for the owner (Stripe: a customer, once, and a SetupIntent). */
   createSetup(request: SetupRequest): Promise<SetupStarted>;
-  /** The method a succeeded setup saved, read from the gateway (brand, last digits, expiry). */
+  /**
+   * The method a succeeded setup saved, read from the gateway (brand, last digits, expiry); throws
+   * SavedMethodRefusedError when the gateway will not describe it, GatewayUnavailableError when it does not answer.
+   */
   savedPaymentMethod(setup: SetupNotice): Promise<SavedPaymentMethod>;
   /** Verifies a webhook's signature over the raw body and translates it; throws WebhookSignatureError. */
   verifyWebhook(rawBody: Buffer, headers: Record<string, string | string[] | undefined>): GatewayEvent;

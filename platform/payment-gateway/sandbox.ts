@@ -12,6 +12,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import {
   GatewayUnavailableError,
+  SavedMethodRefusedError,
   WebhookSignatureError,
   type ChargeOutcome,
   type ChargeRequest,
@@ -593,7 +594,9 @@ export class SandboxGateway implements PaymentGateway {
   savedPaymentMethod(setup: SetupNotice): Promise<SavedPaymentMethod> {
     const token = setup.paymentMethod;
     if (!token || !sandboxTokenPattern.test(token))
-      return Promise.reject(new Error(`sandbox gateway: setup ${setup.reference} saved no token`));
+      return Promise.reject(
+        new SavedMethodRefusedError('resource_missing', `sandbox setup ${setup.reference} saved no token`),
+      );
     const card = sandboxCards[token] ?? { brand: 'Card', last4: '0000' };
     return Promise.resolve({
       sourceToken: token,

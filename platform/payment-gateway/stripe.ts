@@ -9,6 +9,7 @@
 import Stripe from 'stripe';
 import {
   GatewayUnavailableError,
+  SavedMethodRefusedError,
   WebhookSignatureError,
   type ChargeOutcome,
   type ChargeRequest,
@@ -284,6 +285,8 @@ export class StripeGateway implements PaymentGateway {
       method = await this.stripe.paymentMethods.retrieve(setup.paymentMethod);
     } catch (fault) {
       this.throwIfUnavailable(fault);
+      if (fault instanceof Stripe.errors.StripeError)
+        throw new SavedMethodRefusedError(fault.code ?? fault.type, fault.message);
       throw fault;
     }
     const customer =
