@@ -297,13 +297,16 @@ describe('idempotency and declined charges', () => {
     const plan = await createPlan(backend(), session.seed.businessUnitId, session.seed.branchId, {
       price: '7.50',
     });
-    expectError(await buySubscription(rider.token, plan.code!), 402, 'SU119');
+    expectError(await buySubscription(rider.token, plan.code!, 'sub-declined'), 402, 'SU119');
     const row = await em().findOneOrFail(UserSubscription, { customer: rider.id });
     expect([row.state, row.autoRenewal, row.currentPeriod]).toEqual(['EXPIRED', 'FAILED', 0]);
     const invoice = await em().findOneOrFail(Invoice, { customer: rider.id });
     expect(invoice.state).toBe('CLOSED');
     expect((await em().findOneOrFail(Payment, { invoice: invoice.id })).state).toBe('FAILED');
     expect(await footprint(rider.id)).toMatchObject({ invoices: 1, vouchers: 0, credit: '2.00' });
+    // The same key answers the same refusal and bills nothing again.
+    expectError(await buySubscription(rider.token, plan.code!, 'sub-declined'), 402, 'SU119');
+    expect(await footprint(rider.id)).toMatchObject({ invoices: 1, subscriptions: 1, credit: '2.00' });
     // Nothing is left to act on: a new purchase is possible.
     expectError(await buySubscription(rider.token, plan.code!), 402, 'SU119');
   });
