@@ -31,6 +31,18 @@ import {
 } from './lifecycle-stats.js';
 import { profiledRun } from './process-cpu.js';
 import { runTemporalBaseline } from './temporal-baseline.js';
+import { loadConfig } from '../platform/config.js';
+import { ensureTemporalCli } from '../platform/temporal-binaries.js';
+import {
+  clusterDatabaseOf,
+  ensureTemporalClusterBinaries,
+  startTemporalCluster,
+  type TemporalClusterHandle,
+} from '../platform/temporal-cluster.js';
+import { searchAttributeDefinitions } from '../workflows/search-attributes.js';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 
 // Like the jest harness, keep the per-request log lines out of the figures' output; `LOG_LEVEL=info
 // npm run bench > file` measures with them.
@@ -44,6 +56,26 @@ const roundMs = durationMs / rounds;
 
 const temporalStore = process.env.BENCH_TEMPORAL_STORE === 'memory' ? 'memory' : 'sqlite-file';
 const infra = await startThrowawayInfrastructure({ temporalStore });
+const devServerAddress = infra.temporalAddress;
+
+/** The real Temporal server on the bench's PostgreSQL, with BENCH_CLUSTER=1. */
+let cluster: TemporalClusterHandle | undefined;
+if (process.env.BENCH_CLUSTER === '1') {
+  const config = loadConfig();
+  const [binaries, cliPath] = await Promise.all([
+    ensureTemporalClusterBinaries(config.cacheDir),
+    ensureTemporalCli(config),
+  ]);
+  cluster = await startTemporalCluster({
+    ...binaries,
+    cliPath,
+    database: clusterDatabaseOf(infra.databaseUrl),
+    port: 0,
+    namespace: 'default',
+    searchAttributes: searchAttributeDefinitions,
+    dataDir: await fs.mkdtemp(path.join(os.tmpdir(), 'fleetflow-bench-cluster-')),
+  });
+}
 
 // Memory every 10 s of fleetflow's runs, after a full collection when node runs with --expose-gc
 // (NODE_OPTIONS), so a leak (a heap that keeps growing) shows apart from a heap that grows to its working
@@ -62,7 +94,12 @@ let memoryAfter = 0;
  * One run of fleetflow's lifecycles: its own backend (worker, simulated fleet, telemetry ingestion) and
  * API on a fresh tenant, stopped afterwards so the baseline's run has the machine to itself.
  */
-async function runFleetflow(round: number): Promise<LifecycleBenchResult> {
+async function runFleetflow(
+  round: number,
+  temporalAddress = devServerAddress,
+): Promise<LifecycleBenchResult> {
+  // The backend's worker and client connect to TEMPORAL_ADDRESS (tests/support/stack.ts).
+  process.env.TEMPORAL_ADDRESS = temporalAddress;
   const backend = await startTestBackend({ commandTimeoutMs: 5000 });
   const { base, token, close: closeApi } = await startBenchApi(backend);
   const em = tenantEm(backend.orm, backend.seed.tenant);
@@ -129,15 +166,27 @@ async function runFleetflow(round: number): Promise<LifecycleBenchResult> {
 // lifecycle from one bench to the next).
 const fleetflowRuns: LifecycleBenchResult[] = [];
 const baselineRuns: LifecycleBenchResult[] = [];
+const clusterFleetflowRuns: LifecycleBenchResult[] = [];
+const clusterBaselineRuns: LifecycleBenchResult[] = [];
 for (let round = 0; round < rounds; round += 1) {
   fleetflowRuns.push(await runFleetflow(round));
   baselineRuns.push(
     await runTemporalBaseline({
-      address: infra.temporalAddress,
+      address: devServerAddress,
       durationMs: roundMs,
       concurrency: fleetflowRuns[0]!.concurrency,
     }),
   );
+  if (cluster) {
+    clusterFleetflowRuns.push(await runFleetflow(round + 1, cluster.address));
+    clusterBaselineRuns.push(
+      await runTemporalBaseline({
+        address: cluster.address,
+        durationMs: roundMs,
+        concurrency: fleetflowRuns[0]!.concurrency,
+      }),
+    );
+  }
 }
 const fleetflow = mergeResults(fleetflowRuns);
 const baseline = mergeResults(baselineRuns);
@@ -169,5 +218,21 @@ console.log(
   `\ntargets: lifecycles/s ≥ 60% of bare Temporal: ${(share * 100).toFixed(0)}% ${share >= 0.6 ? 'met' : 'NOT met'}; ` +
     `END p99 < 300 ms: ${endP99.toFixed(0)} ms ${endP99 < 300 ? 'met' : 'NOT met'}`,
 );
+
+if (cluster) {
+  const clusterFleetflow = mergeResults(clusterFleetflowRuns);
+  const clusterBaseline = mergeResults(clusterBaselineRuns);
+  console.log(
+    '\n--- the same rounds on the real Temporal server (BENCH_CLUSTER=1, PostgreSQL persistence) ---\n',
+  );
+  console.log(formatResult('fleetflow on the cluster', clusterFleetflow, 'API calls'));
+  console.log(formatResult('bare Temporal on the cluster', clusterBaseline, 'updates'));
+  console.log(formatRatio(clusterFleetflow, clusterBaseline));
+  console.log(
+    `  cluster / dev server, lifecycles/s: fleetflow ${(clusterFleetflow.throughput / fleetflow.throughput).toFixed(2)}×, ` +
+      `bare ${(clusterBaseline.throughput / baseline.throughput).toFixed(2)}×`,
+  );
+  await cluster.stop();
+}
 
 await infra.stop();
