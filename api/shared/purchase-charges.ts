@@ -37,6 +37,9 @@ export function purchaseKeyOf(
   return header ? header : bodyKey;
 }
 
+/** How long a withdrawal waits for the payment's workflow to take the declined attempt. */
+const WITHDRAW_WAIT_MS = 5_000;
+
 /** Payment states after a first attempt that the gateway declined (a soft decline retries no more). */
 export const declinedPaymentStates: readonly PaymentState[] = [
   'AWAITING_RETRY',
@@ -57,12 +60,18 @@ export async function withdrawDeclinedCharge(
   requestedBy: string,
 ): Promise<boolean> {
   if (!declinedPaymentStates.includes(payment.state) || !payment.invoice) return false;
-  if (paymentTransition(payment.state, 'WITHDRAWN') !== undefined) {
+  // The row shows the attempt's outcome a moment before the workflow has taken it (its step is still
+  // busy and refuses the update): try again briefly while the row still allows the withdrawal.
+  const until = Date.now() + WITHDRAW_WAIT_MS;
+  while (paymentTransition(payment.state, 'WITHDRAWN') !== undefined) {
     try {
       payment = await closePayment(ctx, payment, 'WITHDRAWN', requestedBy);
+      break;
     } catch (error) {
-      // The payment moved on meanwhile (an attempt began, or it was paid): it is not withdrawn.
       if (!(error instanceof WorkflowUpdateFailedError) && !isDomainError(error)) throw error;
+      if (Date.now() >= until) return false;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The payment may have moved on meanwhile (an attempt began, or it was paid): then it stays.
       payment = await freshPayment(ctx, payment.id);
     }
   }
