@@ -9,6 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
+import net from 'node:net';
 import path from 'node:path';
 import { repoRoot } from './config.js';
 import { ensureGoBinaries, type GoBuildSpec } from './go-binaries.js';
@@ -113,11 +114,32 @@ export function clusterPortsAround(frontend: number): TemporalClusterPorts {
   };
 }
 
+/**
+ * The server records each service's membership port in a SMALLINT column (`cluster_membership.rpc_port`):
+ * a port above 32767 fails its start ("out of range for type smallint").
+ */
+const MAX_MEMBERSHIP_PORT = 32767;
+
+/** A port nothing listens on below the OS's ephemeral range, for a membership port (see above). */
+async function freeLowPort(host: string, taken: Set<number>): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = 20000 + Math.floor(Math.random() * (MAX_MEMBERSHIP_PORT - 20000));
+    if (taken.has(port)) continue;
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.once('error', () => resolve(false));
+      server.listen({ port, host, exclusive: true }, () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error(`No free port between 20000 and ${MAX_MEMBERSHIP_PORT} on ${host}`);
+}
+
 async function freeClusterPorts(host: string): Promise<TemporalClusterPorts> {
   const picked = new Set<number>();
-  const pick = async (): Promise<number> => {
+  const pick = async (low = false): Promise<number> => {
     for (;;) {
-      const port = await freePort(host);
+      const port = low ? await freeLowPort(host, picked) : await freePort(host);
       if (!picked.has(port)) {
         picked.add(port);
         return port;
@@ -127,13 +149,13 @@ async function freeClusterPorts(host: string): Promise<TemporalClusterPorts> {
   return {
     frontend: await pick(),
     frontendHttp: await pick(),
-    frontendMembership: await pick(),
+    frontendMembership: await pick(true),
     history: await pick(),
-    historyMembership: await pick(),
+    historyMembership: await pick(true),
     matching: await pick(),
-    matchingMembership: await pick(),
+    matchingMembership: await pick(true),
     worker: await pick(),
-    workerMembership: await pick(),
+    workerMembership: await pick(true),
   };
 }
 
@@ -236,6 +258,18 @@ export async function startTemporalCluster(options: TemporalClusterOptions): Pro
   const pidFile = path.join(dataDir, 'server.pid');
   await stopOrphanedServer(pidFile, options.server);
   const ports = options.port ? clusterPortsAround(options.port) : await freeClusterPorts(HOST);
+  const membership = [
+    ports.frontendMembership,
+    ports.historyMembership,
+    ports.matchingMembership,
+    ports.workerMembership,
+  ];
+  if (membership.some((port) => port < 1 || port > MAX_MEMBERSHIP_PORT))
+    throw new Error(
+      `Cannot start the Temporal cluster on frontend port ${ports.frontend}: its membership ports ` +
+        `(${membership.join(', ')}) must lie between 1 and ${MAX_MEMBERSHIP_PORT} (choose TEMPORAL_CLUSTER_PORT ` +
+        `between 301 and 33061, or 0 for free ports)`,
+    );
   for (const [name, port] of Object.entries(ports))
     if (await isPortOpen(HOST, port, 500))
       throw new Error(`Cannot start the Temporal cluster: its ${name} port ${port} is already in use`);

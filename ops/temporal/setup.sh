@@ -20,22 +20,25 @@ set -eu
 : "${TEMPORAL_SETUP_TIMEOUT_SECONDS:=180}"
 : "${FLEETFLOW_SEARCH_ATTRIBUTES:=}"
 
-# retry WHAT COMMAND…: runs COMMAND once a second until it succeeds, for at most TEMPORAL_SETUP_TIMEOUT_SECONDS.
+# retry WHAT COMMAND…: runs COMMAND once a second until it succeeds, for at most TEMPORAL_SETUP_TIMEOUT_SECONDS,
+# then prints its output (the last attempt's answer goes to stderr when it never succeeds).
 retry() {
   what=$1
   shift
+  out=$(mktemp)
   waited=0
-  until "$@" >/tmp/fleetflow-temporal-setup.$$ 2>&1; do
+  until "$@" >"$out" 2>&1; do
     waited=$((waited + 1))
     if [ "$waited" -ge "$TEMPORAL_SETUP_TIMEOUT_SECONDS" ]; then
       echo "setup: $what did not succeed within $TEMPORAL_SETUP_TIMEOUT_SECONDS s; its last answer:" >&2
-      cat /tmp/fleetflow-temporal-setup.$$ >&2
-      rm -f /tmp/fleetflow-temporal-setup.$$
+      cat "$out" >&2
+      rm -f "$out"
       return 1
     fi
     sleep 1
   done
-  rm -f /tmp/fleetflow-temporal-setup.$$
+  cat "$out"
+  rm -f "$out"
 }
 
 schema() {
@@ -70,17 +73,18 @@ probe_query() {
 }
 
 namespace() {
-  retry "cluster health at $TEMPORAL_ADDRESS" serving
+  retry "cluster health at $TEMPORAL_ADDRESS" serving >/dev/null
   echo "setup: cluster at $TEMPORAL_ADDRESS is SERVING"
   if temporal operator namespace describe --namespace "$TEMPORAL_NAMESPACE" >/dev/null 2>&1; then
     echo "setup: namespace $TEMPORAL_NAMESPACE already registered"
   else
     temporal operator namespace create --namespace "$TEMPORAL_NAMESPACE" --retention "$TEMPORAL_RETENTION"
     echo "setup: namespace $TEMPORAL_NAMESPACE registered (retention $TEMPORAL_RETENTION)"
-    # A new namespace reaches the services' namespace caches within seconds.
-    retry "namespace $TEMPORAL_NAMESPACE" temporal operator namespace describe --namespace "$TEMPORAL_NAMESPACE"
   fi
-  registered=$(temporal operator search-attribute list --namespace "$TEMPORAL_NAMESPACE")
+  # A new namespace reaches each service's namespace cache within about 10 s: until then some calls answer
+  # "Namespace default is not found".
+  registered=$(retry "listing the search attributes of $TEMPORAL_NAMESPACE" \
+    temporal operator search-attribute list --namespace "$TEMPORAL_NAMESPACE")
   added=''
   for pair in $FLEETFLOW_SEARCH_ATTRIBUTES; do
     name=${pair%%=*}
@@ -88,7 +92,7 @@ namespace() {
       echo "setup: search attribute $name already registered"
     else
       retry "registering search attribute $name" temporal operator search-attribute create \
-        --namespace "$TEMPORAL_NAMESPACE" --name "$name" --type "${pair#*=}"
+        --namespace "$TEMPORAL_NAMESPACE" --name "$name" --type "${pair#*=}" >/dev/null
       echo "setup: search attribute $name registered (${pair#*=})"
       added="$added $name"
     fi
@@ -96,7 +100,7 @@ namespace() {
   query=$(probe_query)
   if [ -n "$query" ]; then
     retry "a visibility query naming every search attribute" \
-      temporal workflow count --namespace "$TEMPORAL_NAMESPACE" --query "$query"
+      temporal workflow count --namespace "$TEMPORAL_NAMESPACE" --query "$query" >/dev/null
     echo "setup: visibility queries on the search attributes work"
   fi
   if [ -n "$added" ]; then
