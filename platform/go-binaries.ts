@@ -100,11 +100,17 @@ async function ensureCached(spec: GoBuildSpec, dir: string, env: NodeJS.ProcessE
   }
 }
 
-/** True when every binary of the spec is in the cache (no build would run). */
-export async function isProvisioned(spec: GoBuildSpec, cacheDir: string): Promise<boolean> {
+/** True when every binary of the spec is in the cache or named by its override (no build would run). */
+export async function isProvisioned(
+  spec: GoBuildSpec,
+  cacheDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<boolean> {
   const dir = goBuildCacheDir(spec, cacheDir);
   const present = await Promise.all(
-    spec.binaries.map((binary) => isExecutableFile(path.join(dir, binary.fileName))),
+    spec.binaries.map(
+      (binary) => Boolean(env[binary.envOverride]) || isExecutableFile(path.join(dir, binary.fileName)),
+    ),
   );
   return present.every(Boolean);
 }
