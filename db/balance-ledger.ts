@@ -33,8 +33,16 @@ export async function appendBalanceUpdate(
   em: EntityManager,
   input: BalanceUpdateInput,
 ): Promise<BalanceUpdate> {
+  return (await appendBalanceUpdateOnce(em, input)).row;
+}
+
+/** {@link appendBalanceUpdate}, saying whether this call wrote the row (false: its key's row existed). */
+export async function appendBalanceUpdateOnce(
+  em: EntityManager,
+  input: BalanceUpdateInput,
+): Promise<{ row: BalanceUpdate; created: boolean }> {
   const existing = await em.findOne(BalanceUpdate, { idempotencyKey: input.idempotencyKey });
-  if (existing) return existing;
+  if (existing) return { row: existing, created: false };
   const row = em.create(BalanceUpdate, {
     balance: input.balance,
     kind: input.kind,
@@ -80,7 +88,7 @@ export async function appendBalanceUpdate(
       payload,
       idempotencyKey: `${input.idempotencyKey}/depleted`,
     });
-  return row;
+  return { row, created: true };
 }
 
 /** A balance's value: the sum of its ledger rows (decimal string), read from the database. */

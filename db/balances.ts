@@ -15,7 +15,7 @@ import { Invoice } from './entities/Invoice.js';
 import { InvoiceLine } from './entities/InvoiceLine.js';
 import { Payment } from './entities/Payment.js';
 import { UserGroup } from './entities/UserGroup.js';
-import { appendBalanceUpdate, balanceValue } from './balance-ledger.js';
+import { appendBalanceUpdate, appendBalanceUpdateOnce, balanceValue } from './balance-ledger.js';
 import { recordEvent } from './events.js';
 import { nextInvoiceNumber, recordInvoiceCreated } from './invoices.js';
 import { inTenantTransaction, tenantEm, type MikroORM } from './orm.js';
@@ -434,7 +434,7 @@ export async function postManualUpdate(
       const existing = await tx.findOne(BalanceUpdate, { idempotencyKey });
       if (existing)
         return { row: sameUpdate(existing, balanceId, amount, update.description), created: false };
-      const row = await appendBalanceUpdate(tx, {
+      const appended = await appendBalanceUpdateOnce(tx, {
         balance,
         kind: 'MANUAL_CREDIT',
         amount,
@@ -442,6 +442,10 @@ export async function postManualUpdate(
         createdBy: update.createdBy,
         idempotencyKey,
       });
+      // A request with the same key committed between the lookup above and this one: answer its row.
+      if (!appended.created)
+        return { row: sameUpdate(appended.row, balanceId, amount, update.description), created: false };
+      const row = appended.row;
       // appendBalanceUpdate wrote its BALANCE_UPDATED (value before and after).
       await tx.flush();
       return { row, created: true };

@@ -58,7 +58,13 @@ export async function checkRefund(
   books?: InvoiceBooks,
 ): Promise<CheckedRefundItem[]> {
   const refused = invoice.refundedInvoice ? 'I122' : invoiceOperationRefusal(invoice.state, 'REFUND');
-  if (refused) throw new DomainError(refused, `the invoice is ${invoice.state}`);
+  if (refused)
+    throw new DomainError(
+      refused,
+      invoice.state === 'REFUND_IN_PROGRESS'
+        ? 'another refund of this invoice is in progress: try again once it has ended'
+        : `the invoice is ${invoice.state}`,
+    );
   if (items.length === 0) throw new DomainError('I127', 'a refund needs at least one refund item');
   const lines = await em.find(InvoiceLine, { invoice: invoice.id });
   const byId = new Map(lines.map((line) => [line.id, line]));

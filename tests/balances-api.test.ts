@@ -109,6 +109,8 @@ describe('operator balances', () => {
       'BALANCE_CREATED',
       'BALANCE_UPDATED',
       'BALANCE_UPDATED',
+      // The debit used up the credit.
+      'BALANCE_DEPLETED',
       'BALANCE_UPDATED',
     ]);
     expect(events.body.every((event: { balanceId: number }) => event.balanceId === annaMain)).toBe(true);

@@ -152,7 +152,12 @@ const InvoiceTextChange = component(
   'InvoiceTextChange',
   Type.Object(
     {
-      title: Type.Optional(Str(200, { minLength: 1 })),
+      title: Type.Optional(
+        Str(200, {
+          minLength: 1,
+          description: 'Required on every invoice: changed, never removed (null is 0022).',
+        }),
+      ),
       description: Type.Optional(Type.Union([Str(1000), Type.Null()], { description: 'null removes it.' })),
     },
     { additionalProperties: false, minProperties: 1 },
