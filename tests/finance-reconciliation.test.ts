@@ -203,7 +203,17 @@ describe('refunds bounded by what was paid', () => {
 describe('every money movement on its timeline', () => {
   test('a bill, the payment, the balance rows: INVOICE_CREATED, INVOICE_BILLED, INVOICE_PAYMENT_SUCCEEDED, BALANCE_UPDATED', async () => {
     const { invoiceId, balanceId } = await paidInvoice(['20.00'], { credit: '5.00' });
-    const view = await overview(invoiceId);
+    // The charge's outcome is written in one statement and its event right after it.
+    const view = await eventually(
+      async () => {
+        const read = await overview(invoiceId);
+        return read.timeline.some((entry: { type: string }) => entry.type === 'INVOICE_PAYMENT_SUCCEEDED')
+          ? read
+          : undefined;
+      },
+      30_000,
+      'the payment event',
+    );
     const types = view.timeline.map((entry: { type: string }) => entry.type);
     expect(types).toEqual(
       expect.arrayContaining(['INVOICE_CREATED', 'INVOICE_BILLED', 'INVOICE_PAYMENT_SUCCEEDED']),
