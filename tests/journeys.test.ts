@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { parse as parseCsv } from 'csv-parse/sync';
+import { Decimal } from 'decimal.js';
 import { Webhook } from 'standardwebhooks';
 import { DEMO_TENANT } from '../db/seed.js';
 import { demoAdministratorClient, demoAppClient, demoOperatorClient } from '../db/seed/access.js';
@@ -337,6 +338,53 @@ journey(
       totals: { gross: read.body.price.total },
       settledAt: expect.any(String),
     });
+    // Refunded over HTTP: the largest line, as much as it was actually paid (its share after vouchers,
+    // discounts and balance credit); more is I127; then the business unit's books reconcile.
+    const overview = await api.call('GET', api.back(`/invoices/${invoiceId}/overview`), { token: operator });
+    expectStatus(overview, 200);
+    const lines: { id: number; gross: string }[] = overview.body.invoice.lines;
+    const positive = lines.filter((line) => new Decimal(line.gross).gt(0));
+    const listed = positive.reduce((sum, line) => sum.plus(line.gross), new Decimal(0));
+    const largest = positive.reduce((a, b) => (new Decimal(b.gross).gt(a.gross) ? b : a));
+    const share = new Decimal(overview.body.paidGross)
+      .times(largest.gross)
+      .div(listed)
+      .toDecimalPlaces(2, Decimal.ROUND_DOWN);
+    expect(share.gt(0)).toBe(true);
+    const refund = await api.call('POST', api.back(`/invoices/${invoiceId}/refund`), {
+      token: operator,
+      body: {
+        reason: 'The ride ended early.',
+        items: [{ lineItemId: largest.id, amount: share.toFixed(2) }],
+      },
+    });
+    expectStatus(refund, 201);
+    expect(refund.body).toMatchObject({ state: 'IS_REFUND', refundedInvoiceId: invoiceId });
+    await poll(
+      `invoice ${invoiceId} refunded`,
+      async () => {
+        const reply = await api.call('GET', api.back(`/invoices/${invoiceId}`), { token: operator });
+        return ['ALLOWS_REFUND', 'REFUNDED'].includes(reply.body?.state) ? true : undefined;
+      },
+      EVENTUALLY,
+    );
+    const tooMuch = await api.call('POST', api.back(`/invoices/${invoiceId}/refund`), {
+      token: operator,
+      body: { reason: 'again', items: [{ lineItemId: largest.id, amount: largest.gross }] },
+    });
+    expectCatalogueError(tooMuch, 422, 'I127');
+    const from = new Date(Date.now() - 365 * 86_400_000).toISOString();
+    const to = new Date(Date.now() + 60_000).toISOString();
+    const report = await api.call(
+      'GET',
+      api.back(
+        `/finance/reconciliation?businessUnitId=${overview.body.invoice.businessUnitId}` +
+          `&from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`,
+      ),
+      { token: operator },
+    );
+    expectStatus(report, 200);
+    expect(report.body.discrepancies).toEqual([]);
     // The vehicle is free again for the next customer.
     const vehicle = await api.call('GET', api.back(`/vehicles/${vehicleIds['SC-002']}`), { token: operator });
     expectStatus(vehicle, 200);
