@@ -17,6 +17,7 @@ import {
   Api,
   expectCatalogueError,
   expectStatus,
+  fleetReady,
   mailedCode,
   poll,
   startStack,
@@ -75,19 +76,9 @@ beforeAll(async () => {
     expectStatus(categoryList, 200);
     for (const category of categoryList.body) categories[category.name] = category.id;
     // The simulator brings the fleet online over MQTT: wait until the scooters the journeys use are ready.
-    const fleet = api.back(`/vehicles?branchId=${branches[DEMO_BRANCH_CODE]}&size=50`);
-    await poll(
-      'the demo scooters online and available',
-      async () => {
-        const vehicles: Array<{ id: number; code: string; available: boolean }> =
-          (await api.call('GET', fleet, { token: operator })).body ?? [];
-        for (const vehicle of vehicles) vehicleIds[vehicle.code] = vehicle.id;
-        const used = vehicles.filter((vehicle) => scooters.includes(vehicle.code));
-        return used.length === scooters.length && used.every((vehicle) => vehicle.available)
-          ? true
-          : undefined;
-      },
-      EVENTUALLY,
+    Object.assign(
+      vehicleIds,
+      await fleetReady(api, operator, branches[DEMO_BRANCH_CODE]!, scooters, EVENTUALLY),
     );
   } catch (error) {
     console.error(`set-up failed; the stack's last output:\n${stack.output(200)}`);

@@ -80,6 +80,28 @@ afterAll(async () => {
   await broker?.stop();
 });
 
+/**
+ * Starts the workflow of rental `rentalId` for the demo customer (whose default source is the sandbox's
+ * always-approved card) on `vehicle`, optionally started at once.
+ */
+function reservedRental(vehicle: Vehicle, rentalId: number, startImmediately: boolean) {
+  return client.workflow.start<typeof rentalWorkflow>(
+    RENTAL_WORKFLOW_TYPE,
+    rentalWorkflowStartOptions(
+      {
+        tenant: seed.tenant,
+        rentalId,
+        branchId: vehicle.branch.id,
+        vehicleId: vehicle.id,
+        customerId: seed.customerIds[0]!,
+        requestedBy: 'client:recovery-test',
+        startImmediately,
+      },
+      taskQueue,
+    ),
+  );
+}
+
 /** Waits until the vehicle is recorded online (a reservation of an offline vehicle is refused). */
 async function untilOnline(vehicle: Vehicle): Promise<void> {
   // The new worker's ingestor records the vehicle online from its retained status; on a loaded machine
@@ -97,21 +119,7 @@ test('a worker killed while START waits for the vehicle: a new worker finishes t
   const vehicle = (await em.find(Vehicle, {}, { orderBy: { id: 'asc' }, limit: 1 }))[0]!;
   await untilOnline(vehicle);
   const rentalId = 900_001;
-  const handle = await client.workflow.start<typeof rentalWorkflow>(
-    RENTAL_WORKFLOW_TYPE,
-    rentalWorkflowStartOptions(
-      {
-        tenant: seed.tenant,
-        rentalId,
-        branchId: vehicle.branch.id,
-        vehicleId: vehicle.id,
-        customerId: seed.customerIds[0]!,
-        requestedBy: 'client:recovery-test',
-        startImmediately: false,
-      },
-      taskQueue,
-    ),
-  );
+  const handle = await reservedRental(vehicle, rentalId, false);
   expect((await handle.executeUpdate(awaitReservationUpdate)).state).toBe('RESERVATION');
 
   // The vehicle executes commands at once but answers 3 s late: kill the worker in that gap.
@@ -164,22 +172,7 @@ test('a worker killed right after END answered: a new worker bills the ended ren
   if (!worker || worker.exitCode !== null || worker.signalCode !== null) worker = await startWorkerProcess();
   await untilOnline(vehicle);
   const rentalId = 900_002;
-  const handle = await client.workflow.start<typeof rentalWorkflow>(
-    RENTAL_WORKFLOW_TYPE,
-    rentalWorkflowStartOptions(
-      {
-        tenant: seed.tenant,
-        rentalId,
-        branchId: vehicle.branch.id,
-        vehicleId: vehicle.id,
-        // The demo customer, whose default source is the sandbox's always-approved card.
-        customerId: seed.customerIds[0]!,
-        requestedBy: 'client:recovery-test',
-        startImmediately: true,
-      },
-      taskQueue,
-    ),
-  );
+  const handle = await reservedRental(vehicle, rentalId, true);
   expect((await handle.executeUpdate(awaitReservationUpdate)).state).toBe('ACTIVE');
   simulator.ride(String(vehicle.id), 300);
   const ended = await handle.executeUpdate(rentalOperationUpdate, {

@@ -17,6 +17,7 @@ import {
   Api,
   expectCatalogueError,
   expectStatus,
+  fleetReady,
   poll,
   startStack,
   type StartedStack,
@@ -70,19 +71,9 @@ beforeAll(async () => {
     );
     expectStatus(customerList, 200);
     anna = customerList.body.find((row: { email: string }) => row.email === demoCustomer.email).id;
-    const fleet = first.back(`/vehicles?branchId=${branches[DEMO_BRANCH_CODE]}&size=50`);
-    await poll(
-      'the scooters online and available',
-      async () => {
-        const vehicles: Array<{ id: number; code: string; available: boolean }> =
-          (await first.call('GET', fleet, { token: operator })).body ?? [];
-        for (const vehicle of vehicles) vehicleIds[vehicle.code] = vehicle.id;
-        const used = vehicles.filter((vehicle) => scooters.includes(vehicle.code));
-        return used.length === scooters.length && used.every((vehicle) => vehicle.available)
-          ? true
-          : undefined;
-      },
-      EVENTUALLY,
+    Object.assign(
+      vehicleIds,
+      await fleetReady(first, operator, branches[DEMO_BRANCH_CODE]!, scooters, EVENTUALLY),
     );
   } catch (error) {
     console.error(`set-up failed; the stack's last output:\n${stack.output(200)}`);

@@ -383,6 +383,32 @@ export async function poll<T>(
   }
 }
 
+/**
+ * Waits until the scooters `codes` of a branch are online and available (the simulator brings the fleet
+ * online over MQTT after the stack started); answers every listed vehicle's id by its code.
+ */
+export async function fleetReady(
+  api: Api,
+  token: string,
+  branchId: number,
+  codes: readonly string[],
+  options?: { timeoutMs?: number; intervalMs?: number },
+): Promise<Record<string, number>> {
+  const ids: Record<string, number> = {};
+  await poll(
+    'the scooters online and available',
+    async () => {
+      const vehicles: Array<{ id: number; code: string; available: boolean }> =
+        (await api.call('GET', api.back(`/vehicles?branchId=${branchId}&size=50`), { token })).body ?? [];
+      for (const vehicle of vehicles) ids[vehicle.code] = vehicle.id;
+      const used = vehicles.filter((vehicle) => codes.includes(vehicle.code));
+      return used.length === codes.length && used.every((vehicle) => vehicle.available) ? true : undefined;
+    },
+    options,
+  );
+  return ids;
+}
+
 // --- mail ---------------------------------------------------------------------------------------------
 
 /**
