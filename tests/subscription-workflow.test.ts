@@ -4,7 +4,8 @@
 // renewal FAILED) and succeeds on the payment's retry, a hard decline ending the subscription with its
 // period, a delayed switch (reverted, then taking effect at the period's end) and an immediate one, and
 // cancel with and without cancelBenefits.
-import { Client, type WorkflowHandle } from '@temporalio/client';
+import { Client, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import type { UpdateDefinition } from '@temporalio/common';
 import { Invoice } from '../db/entities/Invoice.js';
 import { UserSubscriptionPeriod } from '../db/entities/UserSubscriptionPeriod.js';
 import { Voucher } from '../db/entities/Voucher.js';
@@ -16,6 +17,7 @@ import {
   revertSwitchUpdate,
   subscriptionStatusQuery,
   switchSubscriptionUpdate,
+  type SubscriptionWorkflowSnapshot,
 } from '../workflows/subscription.messages.js';
 import type { subscriptionWorkflow } from '../workflows/subscription.js';
 import { startTestBackend, type TestBackend } from './support/stack.js';
@@ -61,6 +63,27 @@ const periodsOf = (id: number) =>
     { userSubscription: id },
     { orderBy: { id: 'asc' }, populate: ['payment'] },
   );
+
+/**
+ * Sends an Update to the subscription's current run. Each new period continues the workflow as new; the
+ * time-skipping test server answers an Update that meets that hand-over "Completed workflow" (the real
+ * server moves it to the new run), so it is sent again while the workflow still runs.
+ */
+async function update<Arg>(
+  handle: WorkflowHandle<typeof subscriptionWorkflow>,
+  definition: UpdateDefinition<SubscriptionWorkflowSnapshot, [Arg]>,
+  arg: Arg,
+): Promise<SubscriptionWorkflowSnapshot> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await handle.executeUpdate(definition, { args: [arg] });
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError) || attempt >= 50) throw error;
+      if ((await handle.describe()).status.name !== 'RUNNING') throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
 
 /** Skips test-server time to `atMs` (plus a second), never backwards. */
 async function skipTo(atMs: number): Promise<void> {
@@ -129,7 +152,7 @@ test('a year of monthly renewals across 31 January and 29 February (Berlin): one
   const history = await handle.fetchHistory();
   expect(history.events!.length).toBeLessThan(60);
   // Auto-renewal off: the period runs out, then EXPIRED (the workflow ends).
-  await handle.executeUpdate(cancelAutoRenewalUpdate, { args: [{ requestedBy: 'test' }] });
+  await update(handle, cancelAutoRenewalUpdate, { requestedBy: 'test' });
   await skipTo(row.validUntil!.getTime());
   row = await subscriptionWhen(finance, sub.id, (r) => r.state === 'EXPIRED');
   expect(row.autoRenewal).toBe('INACTIVE');
@@ -179,14 +202,14 @@ test('a delayed switch: reverted, asked again, taking effect at the period’s e
   let row = await subscriptionWhen(finance, sub.id, (r) => r.currentPeriod === 1);
   const handle = handleOf(row.workflowId);
   const request = { requestedBy: 'test', voucherableId: premium.id, mode: 'DELAYED' as const };
-  let snapshot = await handle.executeUpdate(switchSubscriptionUpdate, { args: [request] });
+  let snapshot = await update(handle, switchSubscriptionUpdate, request);
   expect(snapshot).toMatchObject({
     state: 'SWITCHING',
     switching: { voucherableId: premium.id, mode: 'DELAYED' },
   });
-  snapshot = await handle.executeUpdate(revertSwitchUpdate, { args: [{ requestedBy: 'test' }] });
+  snapshot = await update(handle, revertSwitchUpdate, { requestedBy: 'test' });
   expect(snapshot).toMatchObject({ state: 'RENEWING', switching: null });
-  await handle.executeUpdate(switchSubscriptionUpdate, { args: [request] });
+  await update(handle, switchSubscriptionUpdate, request);
   row = await subscriptionWhen(finance, sub.id, (r) => r.state === 'SWITCHING');
   expect(row.switchingTargetVoucherableId).toBe(premium.id);
   await skipTo(row.validUntil!.getTime());
@@ -206,8 +229,10 @@ test('a delayed switch: reverted, asked again, taking effect at the period’s e
   // Immediately: charged now on a weekly calendar from now; period 2's vouchers are cancelled.
   await idle(handle);
   const before = await backend.testEnv!.currentTimeMs();
-  await handle.executeUpdate(switchSubscriptionUpdate, {
-    args: [{ requestedBy: 'test', voucherableId: pro.id, mode: 'IMMEDIATE' }],
+  await update(handle, switchSubscriptionUpdate, {
+    requestedBy: 'test',
+    voucherableId: pro.id,
+    mode: 'IMMEDIATE',
   });
   row = await subscriptionWhen(finance, sub.id, (r) => r.currentPeriod === 3);
   expect(row).toMatchObject({
@@ -220,9 +245,7 @@ test('a delayed switch: reverted, asked again, taking effect at the period’s e
   expect(row.anchorAt.getTime()).toBeGreaterThanOrEqual(before - 60_000);
   expect((await vouchersOf(sub.id, 2)).every((v) => v.status === 'CANCELED')).toBe(true);
   expect(await vouchersOf(sub.id, 3)).toHaveLength(2);
-  await handle.executeUpdate(cancelSubscriptionUpdate, {
-    args: [{ requestedBy: 'test', cancelBenefits: false }],
-  });
+  await update(handle, cancelSubscriptionUpdate, { requestedBy: 'test', cancelBenefits: false });
 }, 120_000);
 
 test('cancel without cancelBenefits keeps the vouchers to their period’s end; with it, they are cancelled', async () => {
@@ -239,8 +262,9 @@ test('cancel without cancelBenefits keeps the vouchers to their period’s end; 
     await subscriptionWhen(finance, sub.id, (r) => r.currentPeriod === 1);
     const handle = handleOf(sub.workflowId);
     await idle(handle);
-    const snapshot = await handle.executeUpdate(cancelSubscriptionUpdate, {
-      args: [{ requestedBy: 'operator:test', cancelBenefits }],
+    const snapshot = await update(handle, cancelSubscriptionUpdate, {
+      requestedBy: 'operator:test',
+      cancelBenefits,
     });
     expect(snapshot).toMatchObject({ state: 'CANCELLED', autoRenewal: 'INACTIVE' });
     // A plain client's result: the time-skipping client's would skip on to other subscriptions' timers.
