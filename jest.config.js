@@ -22,6 +22,8 @@ const unitSuites = [
   // Replays tests/histories in-process: a replay worker needs no Temporal server.
   'replay',
   'workflow-bundle',
+  // An express app of its own on a free port.
+  'validator-speedups',
 ];
 
 const shared = {

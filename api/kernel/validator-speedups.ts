@@ -1,4 +1,4 @@
-// Three costs express-openapi-validator (5.6.x, pinned) pays, removed without changing what it decides.
+// Four costs express-openapi-validator (5.6.x, pinned) pays, removed without changing what it decides.
 // Two on every request: its metadata middleware finds a request's operation by walking every path of the
 // document in order, compiling each with path-to-regexp and testing it, until one matches: for a document
 // of a few hundred paths that walk was the largest cost of a light request.
@@ -11,6 +11,14 @@
 // schema object; a document of hundreds of operations spent 1.5-2 s of CPU per validator on it.
 //   3. A local reference (`#/components/...`) is read from the document by its JSON pointer: the same
 //      object ajv hands back. Any other reference, or one the pointer does not reach, goes to ajv as before.
+// And one for each operation and response the first time it is validated: the schema it hands to ajv
+// wraps the one body or response in the document's whole `paths` and `components`, and ajv walks all of
+// it (every key, for `$id`s and anchors) before compiling. A suite's API spent two thirds of its CPU there
+// (a profile of tests/fleet-vehicles.test.ts: 44 of 63 s in ajv's and json-schema-traverse's walk).
+//   4. The wrapper goes to ajv with only the components its references reach (followed transitively) and
+//      without `paths`: what the compiled validator resolves is the same objects at the same pointers.
+//      When a reference has any other form (deeper pointer, `$id`, another document), the whole wrapper
+//      goes to ajv as before.
 import { createRequire } from 'node:module';
 import type { RequestHandler } from 'express';
 
@@ -144,9 +152,72 @@ function resolveLocalReferencesDirectly(): void {
   prototype.resolveSchema = Object.assign(direct, { direct: true as const });
 }
 
+/** A wrapper schema the validator compiles: one body, parameter set or response, and the document's parts. */
+interface WrappedSchema {
+  paths?: unknown;
+  components?: Record<string, Record<string, unknown> | undefined>;
+  [keyword: string]: unknown;
+}
+
+const componentReference = /^#\/components\/([^/]+)\/([^/]+)$/;
+/** Keywords that name a schema other than by a `#/components/{kind}/{name}` pointer. */
+const otherNaming = new Set(['$id', 'id', '$anchor', '$dynamicAnchor', '$dynamicRef', '$recursiveRef']);
+
+/**
+ * `wrapper` with `components` narrowed to what its references reach and without `paths`, or undefined
+ * when a reference or naming keyword has another form (then ajv gets the whole wrapper).
+ */
+export function reachableOnly(wrapper: WrappedSchema): WrappedSchema | undefined {
+  const { components, ...own } = wrapper;
+  delete own.paths;
+  if (!components || typeof components !== 'object') return undefined;
+  const reached: Record<string, Record<string, unknown>> = {};
+  const seen = new Set<object>();
+  const pending: unknown[] = [own];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (node === null || typeof node !== 'object' || seen.has(node)) continue;
+    seen.add(node);
+    if (Array.isArray(node)) {
+      pending.push(...(node as unknown[]));
+      continue;
+    }
+    for (const [key, value] of Object.entries(node)) {
+      if (otherNaming.has(key) && typeof value === 'string') return undefined;
+      if (key !== '$ref' || typeof value !== 'string') {
+        pending.push(value);
+        continue;
+      }
+      const match = componentReference.exec(value);
+      if (!match || /[~%]/.test(value)) return undefined;
+      const [kind, name] = [match[1]!, match[2]!];
+      const group = components[kind];
+      if (!group || !Object.hasOwn(group, name)) return undefined;
+      (reached[kind] ??= {})[name] = group[name];
+      pending.push(group[name]);
+    }
+  }
+  return { ...own, components: reached };
+}
+
+type UseAjvCache = (ajv: unknown, schema: object, ajvCacheKey: string) => unknown;
+
+function compileReachableComponentsOnly(): void {
+  const utilModule = require(require.resolve('express-openapi-validator/dist/middlewares/util.js')) as {
+    useAjvCache: UseAjvCache & { reachable?: true };
+  };
+  const useAjvCache = utilModule.useAjvCache;
+  if (useAjvCache.reachable) return;
+  // Called only when the validator builds an operation's validators (it keeps them per route).
+  const reachable: UseAjvCache = (ajv, schema, ajvCacheKey) =>
+    useAjvCache(ajv, reachableOnly(schema as WrappedSchema) ?? schema, ajvCacheKey);
+  utilModule.useAjvCache = Object.assign(reachable, { reachable: true as const });
+}
+
 /** Installs the speedups (idempotent); call before creating a validator. */
 export function speedUpOpenApiValidator(): void {
   rememberCompiledPaths();
   narrowRouteLookup();
   resolveLocalReferencesDirectly();
+  compileReachableComponentsOnly();
 }
