@@ -6,6 +6,7 @@ import {
   getExternalWorkflowHandle,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -41,7 +42,7 @@ import { businessFailure, codedFailure, refusal } from './failures.js';
 
 // Business refusals arrive as non-retryable ApplicationFailures (activities/support.ts); everything else
 // (database, broker, network) is an infrastructure fault and retries with backoff.
-const records = proxyActivities<RentalActivities>({
+const recordOptions = {
   startToCloseTimeout: '20 seconds',
   retry: {
     initialInterval: '1 second',
@@ -49,7 +50,8 @@ const records = proxyActivities<RentalActivities>({
     maximumInterval: '30 seconds',
     maximumAttempts: 10,
   },
-});
+} as const;
+const remoteRecords = proxyActivities<RentalActivities>(recordOptions);
 
 // A transition with its vehicle command: a vehicle that does not answer is asked once more with the same
 // command id (the device deduplicates; the activity makes the second timeout final, as the operator is
@@ -65,6 +67,22 @@ const vehicleSteps = proxyActivities<RentalActivities>({
     maximumAttempts: 6,
   },
 });
+
+// The steps that only touch PostgreSQL (the reservation, the bill after END, bought minutes, a failed
+// operation's record) as local activities: run by the worker inside the workflow task that asked for
+// them, so each costs no activity task round trip through the server and no extra workflow task, and its
+// result is one marker in the history instead of three events and a new task. Same timeouts and retries;
+// a worker that dies mid-step is noticed when the workflow task times out and the step runs again, under
+// the same idempotency key, on the next worker. Not the vehicle steps: a local activity holds its
+// workflow task open, and queries and Updates wait for it, while a vehicle may take 15 s to answer and a
+// second operation must be refused at once (R202). Histories recorded before the patch replay with the
+// activities as they were.
+const localRecords = proxyLocalActivities<RentalActivities>(recordOptions);
+
+/** The PostgreSQL-only steps as this run takes them: local once the patch is in, else as before. */
+function records(): typeof remoteRecords {
+  return patched('rental-records-as-local-activities') ? localRecords : remoteRecords;
+}
 
 /** A vehicle-communication failure during an operation, reported with the operation's catalogue code. */
 function vehicleFailure(operationCode: string | undefined, error: unknown): ApplicationFailure {
@@ -166,7 +184,7 @@ class RentalProcess extends EntityProcess<RentalStepName, RentalWorkflowSnapshot
       const cause = businessFailure(error);
       if (!row.vehicleCommand || (cause && !cause.type!.startsWith('V'))) throw cause ?? error;
       const failure = vehicleFailure(row.vehicleFailureCode, error);
-      await records.recordOperationFailure({
+      await records().recordOperationFailure({
         ...common,
         operation: name,
         code: failure.type ?? 'V504',
@@ -241,7 +259,7 @@ class RentalProcess extends EntityProcess<RentalStepName, RentalWorkflowSnapshot
     const { snapshot } = this;
     return this.exclusively('BUY_RESERVATION', async () => {
       const expiry = snapshot.reservationExpiresAtMs! + minutes * 60_000;
-      await records.recordReservationPurchase({
+      await records().recordReservationPurchase({
         ...this.common,
         minutes,
         reservationExpiresAt: new Date(expiry).toISOString(),
@@ -295,7 +313,7 @@ class RentalProcess extends EntityProcess<RentalStepName, RentalWorkflowSnapshot
   async reserve(): Promise<boolean> {
     const { input } = this;
     try {
-      const reservation = await records.reserveRental({
+      const reservation = await records().reserveRental({
         ...this.common,
         branchId: input.branchId,
         vehicleId: input.vehicleId,
@@ -404,7 +422,7 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
   }
   await condition(allHandlersFinished);
   // END has answered the rider; its invoice is billed and its payment started now.
-  if (rental.billingDue) await records.billEndedRental(rental.billingInput);
+  if (rental.billingDue) await records().billEndedRental(rental.billingInput);
   await notifyBooking(input, snapshot.state);
   return { rentalId: input.rentalId, state: snapshot.state };
 }

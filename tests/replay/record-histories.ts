@@ -81,8 +81,10 @@ group('rental workflow', () => {
   });
 
   // Since END answers before its invoice is billed (patch ended-rental-billed-after-answer): the billing
-  // step follows the answer. rental-start-end.json keeps the path of rentals started before it.
-  test('START then END, billed after END answered', async () => {
+  // step follows the answer; since rental-records-as-local-activities, the reservation and the bill are local activities.
+  // rental-start-end.json, rental-start-end-billed-after-answer.json and the *-remote-records files keep
+  // the paths of rentals started before them.
+  test('START then END, billed after END answered, records as local activities', async () => {
     const { handle, vehicleId } = await reserve(1);
     const operate = (operationType: 'START' | 'END') =>
       handle.executeUpdate(rentalOperationUpdate, {
@@ -93,7 +95,7 @@ group('rental workflow', () => {
     backend.simulator.ride(String(vehicleId), 400);
     expect((await operate('END')).state).toBe('ENDED');
     expect((await settle(backend, handle)).state).toBe('ENDED');
-    await recordHistory('rental-start-end-billed-after-answer', handle);
+    await recordHistory('rental-start-end-local-records', handle);
   });
 
   test('reservation cancel', async () => {
