@@ -25,12 +25,8 @@ import {
   type ChargeRequest,
   type RefundRequest,
 } from '../platform/payment-gateway/port.js';
-import {
-  SandboxRefusal,
-  sandboxTokens,
-  type SandboxGateway,
-  type SandboxWebhook,
-} from '../platform/payment-gateway/sandbox.js';
+import type { SandboxGateway } from '../platform/payment-gateway/sandbox-setups.js';
+import { SandboxRefusal, sandboxTokens, type SandboxWebhook } from '../platform/payment-gateway/sandbox.js';
 import { expectError } from './support/http.js';
 import { billAndPay, openInvoice, payingCustomer, type FinanceBackend } from './support/payments.js';
 import { startSession, type Session } from './support/session.js';

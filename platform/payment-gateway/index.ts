@@ -2,7 +2,7 @@
 // configured), Stripe when STRIPE_SECRET_KEY is set (then the default for new payments; payments made
 // through the sandbox keep using it by name).
 import type { PaymentGateway, PaymentGateways } from './port.js';
-import { SandboxGateway } from './sandbox.js';
+import { SandboxGateway } from './sandbox-setups.js';
 import { StripeGateway } from './stripe.js';
 import type { SqlRunner } from './sql-runner.js';
 

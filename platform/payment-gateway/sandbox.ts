@@ -5,25 +5,18 @@
 // It keeps its book, standing for the card network's side, in table sandbox_gateway_operation: one row
 // per idempotency key, so a call retried with its key is answered from the row and performed once.
 // Challenges and disputes reach finance as standardwebhooks-signed webhooks, like any gateway's.
-// Saving a payment method is a setup (`seti_sandbox_…`, like Stripe's SetupIntent): created for the app
-// with a client secret, confirmed by the client with a test token (`confirmSetup`, standing for Stripe.js),
-// perhaps after a 3-D Secure challenge, and announced as a signed SETUP_SUCCEEDED or SETUP_FAILED webhook.
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+// Saving a payment method is a setup (`seti_sandbox_…`, like Stripe's SetupIntent), announced as a signed
+// SETUP_SUCCEEDED or SETUP_FAILED webhook; sandbox-setups.ts completes this class with it into SandboxGateway.
+import { randomBytes } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import {
   GatewayUnavailableError,
-  SavedMethodRefusedError,
   WebhookSignatureError,
   type ChargeOutcome,
   type ChargeRequest,
   type GatewayEvent,
-  type PaymentGateway,
   type RefundOutcome,
   type RefundRequest,
-  type SavedPaymentMethod,
-  type SetupNotice,
-  type SetupRequest,
-  type SetupStarted,
 } from './port.js';
 import { currencyCode, fromMinorUnits, toMinorUnits } from './minor-units.js';
 import type { SqlRunner } from './sql-runner.js';
@@ -39,27 +32,6 @@ export const sandboxTokens = {
   push: 'tok_sandbox_push',
   timeout: 'tok_sandbox_timeout',
 } as const;
-
-/** The test tokens a sandbox setup saves: `tok_sandbox_` and lower-case letters, digits, underscores. */
-export const sandboxTokenPattern = /^tok_sandbox_[a-z0-9_]{1,60}$/;
-
-/** How a saved sandbox card shows (its test card's brand and last digits); others show as `Card •••• 0000`. */
-const sandboxCards: Readonly<Record<string, { brand: string; last4: string }>> = {
-  [sandboxTokens.visa]: { brand: 'Visa', last4: '4242' },
-  tok_sandbox_mastercard: { brand: 'Mastercard', last4: '5454' },
-  [sandboxTokens.insufficientFunds]: { brand: 'Visa', last4: '9995' },
-  [sandboxTokens.insufficientFundsOnce]: { brand: 'Visa', last4: '0341' },
-  [sandboxTokens.retryAfter]: { brand: 'Visa', last4: '0119' },
-  [sandboxTokens.stolenCard]: { brand: 'Visa', last4: '9979' },
-  [sandboxTokens.threeDs]: { brand: 'Visa', last4: '3155' },
-  [sandboxTokens.push]: { brand: 'Visa', last4: '3220' },
-  [sandboxTokens.timeout]: { brand: 'Visa', last4: '0077' },
-};
-
-/** What confirming a sandbox setup did: saved (or refused) at once with its webhook, or a challenge first. */
-export type SandboxSetupConfirmation =
-  | { status: 'SUCCEEDED' | 'FAILED'; webhook: SandboxWebhook; failureCode: string | null }
-  | { status: 'REQUIRES_ACTION'; challenge: { type: 'THREE_DS' | 'PUSH'; url: string | null } };
 
 /** A refund whose reason contains this answers FAILED (the bank refused to return the money). */
 export const sandboxRefundFailureMarker = 'sandbox:fail';
@@ -138,7 +110,7 @@ export interface SandboxGatewayOptions {
 }
 
 /** A row of sandbox_gateway_operation as the adapter reads it. */
-interface OperationRow {
+export interface OperationRow {
   id: number;
   idempotency_key: string;
   kind: 'CHARGE' | 'REFUND' | 'SETUP';
@@ -151,7 +123,7 @@ interface OperationRow {
 }
 
 /** What the adapter keeps in a row's `outcome` column. */
-interface OperationBook {
+export interface OperationBook {
   /** The request's details the row's columns do not hold. */
   request: {
     metadata: Record<string, string>;
@@ -178,21 +150,25 @@ interface OperationBook {
   };
 }
 
-const columns =
+/** The columns of sandbox_gateway_operation the adapter selects, as OperationRow holds them. */
+export const columns =
   'id, idempotency_key, kind, reference, source_token, amount_minor::text as amount_minor, currency, status, outcome';
 
 /** An unguessable id with the sandbox's prefix (`ch_sandbox_…`, `re_sandbox_…`, `evt_sandbox_…`). */
-const sandboxId = (prefix: 'ch' | 're' | 'evt' | 'seti') =>
+export const sandboxId = (prefix: 'ch' | 're' | 'evt' | 'seti') =>
   `${prefix}_sandbox_${randomBytes(16).toString('hex')}`;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The default adapter (`sandbox`): a card network's test mode over the application's PostgreSQL. */
-export class SandboxGateway implements PaymentGateway {
+/**
+ * The sandbox's charges, refunds, webhooks, challenges and disputes; SandboxGateway (sandbox-setups.ts)
+ * adds the payment-method setups and is the adapter (`sandbox`) the deployment runs.
+ */
+export abstract class SandboxChargeGateway {
   readonly name = 'sandbox';
   private readonly signer: Webhook;
 
-  constructor(private readonly options: SandboxGatewayOptions) {
+  constructor(protected readonly options: SandboxGatewayOptions) {
     this.signer = new Webhook(options.webhookSecret);
   }
 
@@ -469,145 +445,8 @@ export class SandboxGateway implements PaymentGateway {
     });
   }
 
-  /**
-   * Starts a setup (`seti_sandbox_…`) with its client secret; the same key answers the same setup. The
-   * sandbox keeps no customers, so `gatewayCustomer` stays null.
-   */
-  async createSetup(request: SetupRequest): Promise<SetupStarted> {
-    const currency = currencyCode(request.currency);
-    if (currency === null)
-      return { status: 'REFUSED', code: 'invalid_currency', message: 'The currency is not valid.' };
-    const reference = sandboxId('seti');
-    const clientSecret = `${reference}_secret_${randomBytes(16).toString('hex')}`;
-    const book: OperationBook = {
-      request: { metadata: request.metadata, description: request.description },
-      setup: { clientSecret },
-    };
-    const { row } = await this.claimKey(
-      request.idempotencyKey,
-      'SETUP',
-      reference,
-      '',
-      '0',
-      currency,
-      book,
-      'REQUIRES_PAYMENT_METHOD',
-    );
-    const secret = row.outcome?.setup?.clientSecret;
-    if (row.kind !== 'SETUP' || !secret) {
-      return {
-        status: 'REFUSED',
-        code: 'idempotency_key_reused',
-        message: 'This idempotency key was used for a different request.',
-      };
-    }
-    return { status: 'STARTED', reference: row.reference, clientSecret: secret, gatewayCustomer: null };
-  }
-
-  /**
-   * The client's confirmation of a setup with a test token (what Stripe.js's confirmCardSetup does with
-   * card details): a token whose charges hard-decline is refused, `tok_sandbox_3ds` and `tok_sandbox_push`
-   * ask for a challenge first (answered on the challenge page), any other token is saved. Returns the
-   * signed webhook announcing the outcome, which the caller feeds to the webhook path as if the sandbox had
-   * posted it. Confirming again with the same token answers the same; another token is refused (NOT_WAITING).
-   */
-  async confirmSetup(
-    reference: string,
-    clientSecret: string,
-    token: string,
-    /** The tenant confirming it: another tenant's setup is unknown to it. */
-    tenant?: string,
-  ): Promise<SandboxSetupConfirmation> {
-    const row = await this.setupRow(reference);
-    const secret = row?.outcome?.setup?.clientSecret;
-    const metadata = row?.outcome?.request?.metadata ?? {};
-    if (
-      !row ||
-      !secret ||
-      !sameSecret(secret, clientSecret) ||
-      (tenant !== undefined && metadata.tenant !== tenant)
-    )
-      throw new SandboxRefusal('UNKNOWN_SETUP', `no sandbox setup ${reference} with that client secret`);
-    const decided = sandboxTokenPattern.test(token)
-      ? this.decideByToken(token, row.reference, metadata)
-      : ({
-          status: 'HARD_DECLINED',
-          reference: row.reference,
-          declineCode: 'invalid_source',
-          message: 'The payment source is not valid.',
-        } as const);
-    const failure =
-      decided?.status === 'HARD_DECLINED'
-        ? { code: decided.declineCode, message: decided.message }
-        : undefined;
-    const challenge = decided?.status === 'CHALLENGE' ? { type: decided.challenge.type } : undefined;
-    const status = failure ? 'FAILED' : challenge ? 'CHALLENGE' : 'SUCCEEDED';
-    const setup = {
-      clientSecret: secret,
-      token,
-      ...(challenge ? {} : { eventId: sandboxId('evt') }),
-      ...(failure ? { failure } : {}),
-    };
-    const [updated] = await this.options.sql<OperationRow>(
-      `update sandbox_gateway_operation
-          set status = ?, source_token = ?, completed_at = case when ? then now() else null end,
-              outcome = outcome || ?::jsonb
-        where id = ? and status = 'REQUIRES_PAYMENT_METHOD'
-        returning ${columns}`,
-      [
-        status,
-        token,
-        status !== 'CHALLENGE',
-        jsonText({ setup, ...(challenge ? { challenge } : {}) }),
-        row.id,
-      ],
-    );
-    const current = updated ?? (await this.setupRow(reference));
-    if (!current || current.outcome?.setup?.token !== token)
-      throw new SandboxRefusal('NOT_WAITING', `the setup ${reference} was confirmed already`);
-    const book = current.outcome;
-    if (book?.challenge && !book.challenge.resolution) {
-      return {
-        status: 'REQUIRES_ACTION',
-        challenge: {
-          type: book.challenge.type,
-          url: book.challenge.type === 'THREE_DS' ? this.challengeUrl(metadata, current.reference) : null,
-        },
-      };
-    }
-    const resolution = book?.challenge?.resolution;
-    const eventId = resolution?.eventId ?? book?.setup?.eventId;
-    if (!eventId) throw new Error(`sandbox gateway: setup ${reference} has no outcome`);
-    const refusal =
-      book?.setup?.failure ??
-      (resolution && resolution.outcome !== 'SUCCEEDED'
-        ? { code: resolution.outcome.toLowerCase(), message: `The challenge ended ${resolution.outcome}.` }
-        : null);
-    return {
-      status: refusal ? 'FAILED' : 'SUCCEEDED',
-      failureCode: refusal?.code ?? null,
-      webhook: this.setupWebhook(eventId, current, refusal),
-    };
-  }
-
-  /** The card a sandbox setup saved: its test token, shown as its test card. */
-  savedPaymentMethod(setup: SetupNotice): Promise<SavedPaymentMethod> {
-    const token = setup.paymentMethod;
-    if (!token || !sandboxTokenPattern.test(token))
-      return Promise.reject(
-        new SavedMethodRefusedError('resource_missing', `sandbox setup ${setup.reference} saved no token`),
-      );
-    const card = sandboxCards[token] ?? { brand: 'Card', last4: '0000' };
-    return Promise.resolve({
-      sourceToken: token,
-      type: 'CARD',
-      label: `${card.brand} •••• ${card.last4}`,
-      expiry: `${new Date().getUTCFullYear() + 4}-12`,
-    });
-  }
-
   /** Inserts the key's row unless it exists (a retry), and returns the row the key owns. */
-  private async claimKey(
+  protected async claimKey(
     key: string,
     kind: 'CHARGE' | 'REFUND' | 'SETUP',
     reference: string,
@@ -677,7 +516,7 @@ export class SandboxGateway implements PaymentGateway {
   }
 
   /** A charge's answer decided by its token alone; undefined for the token that reads the book first. */
-  private decideByToken(
+  protected decideByToken(
     token: string,
     reference: string,
     metadata: Record<string, string>,
@@ -722,7 +561,7 @@ export class SandboxGateway implements PaymentGateway {
   }
 
   /** The app's sandbox challenge page for this charge (api/routes/front/sandbox-gateway-challenges.ts). */
-  private challengeUrl(metadata: Record<string, string>, reference: string): string {
+  protected challengeUrl(metadata: Record<string, string>, reference: string): string {
     const base = this.options.publicBaseUrl.replace(/\/+$/, '');
     const tenant = encodeURIComponent(metadata.tenant ?? '-');
     return `${base}/v1/${tenant}/front/sandbox-gateway/challenges/${reference}`;
@@ -792,7 +631,7 @@ export class SandboxGateway implements PaymentGateway {
     return reference.startsWith('seti_') ? this.setupRow(reference) : this.chargeRow(reference);
   }
 
-  private async setupRow(reference: string): Promise<OperationRow | undefined> {
+  protected async setupRow(reference: string): Promise<OperationRow | undefined> {
     if (!/^seti_sandbox_[A-Za-z0-9_-]{1,51}$/.test(reference)) return undefined;
     const [row] = await this.options.sql<OperationRow>(
       `select ${columns} from sandbox_gateway_operation where reference = ? and kind = 'SETUP'`,
@@ -802,7 +641,7 @@ export class SandboxGateway implements PaymentGateway {
   }
 
   /** A webhook about a setup's outcome (the saved token, or why it was refused), signed now. */
-  private setupWebhook(
+  protected setupWebhook(
     eventId: string,
     setup: OperationRow,
     failure: { code: string; message: string } | null,
@@ -919,14 +758,8 @@ function refundRefusal(charge: OperationRow | undefined, refund: OperationRow): 
   };
 }
 
-/** Whether a client secret is the setup's (compared in constant time). */
-function sameSecret(expected: string, given: string): boolean {
-  const [a, b] = [Buffer.from(expected), Buffer.from(given)];
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
 /** JSON for a jsonb parameter: PostgreSQL's jsonb cannot hold U+0000, so it is replaced. */
-function jsonText(value: unknown): string {
+export function jsonText(value: unknown): string {
   return JSON.stringify(value).replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1\\ufffd');
 }
 

@@ -6,11 +6,11 @@
 import { Type } from '@sinclair/typebox';
 import { DomainError } from '../../../domain/errors.js';
 import { sandboxOf } from '../../../platform/payment-gateway/index.js';
+import type { SandboxGateway } from '../../../platform/payment-gateway/sandbox-setups.js';
 import {
   SandboxRefusal,
   type SandboxChallenge,
   type SandboxChallengeOutcome,
-  type SandboxGateway,
 } from '../../../platform/payment-gateway/sandbox.js';
 import { defineRoute, ok, type RouteContext } from '../../kernel/route.js';
 import { component, Str, StringEnum } from '../../kernel/schemas.js';
