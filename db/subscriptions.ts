@@ -19,7 +19,7 @@ import { branchAncestry } from './branches.js';
 import { recordEvent } from './events.js';
 import { nextInvoiceNumber } from './invoices.js';
 import { withdrawDeclinedPurchase } from './purchase-withdrawal.js';
-import { billInvoiceRecord } from './payments.js';
+import { billInvoiceRecord } from './payment-billing-rows.js';
 import { cancelVouchersOf, grantVouchers } from './voucher-grants.js';
 import { TENANT_FILTER } from './entities/TenantScoped.js';
 import { DomainError } from '../domain/errors.js';

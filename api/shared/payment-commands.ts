@@ -11,9 +11,8 @@ import { Payment } from '../../db/entities/Payment.js';
 import { balanceValue } from '../../db/balance-ledger.js';
 import { inTenantTransaction } from '../../db/orm.js';
 import type { EntityManager } from '../../db/orm.js';
+import { billInvoiceRecord, type BilledInvoice } from '../../db/payment-billing-rows.js';
 import {
-  billInvoiceRecord,
-  type BilledInvoice,
   createPayment,
   currentPaymentSource,
   isRunningPaymentState,
