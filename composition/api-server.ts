@@ -110,7 +110,9 @@ export async function startApi(
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const api = await startApi(process.env);
-  console.log(`API listening on ${api.url}`);
+  // The bound port (two APIs of one stack listen on two) and the address clients are given.
+  const { port } = api.server.address() as AddressInfo;
+  console.log(`API listening on port ${port}; public address ${api.url}`);
   const stop = () => void api.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
