@@ -15,7 +15,8 @@ import { sandboxTokens } from '../platform/payment-gateway/sandbox.js';
 import { expectError } from './support/http.js';
 import { billAndPay, openInvoice, payingCustomer, type FinanceBackend } from './support/payments.js';
 import { startSession, type Session } from './support/session.js';
-import { chargeRequest, eventually, secretOf } from './support/sandbox-gateway.js';
+import { eventually } from './support/invoices.js';
+import { chargeRequest, secretOf } from './support/sandbox-gateway.js';
 
 describe('webhooks and the challenge page over HTTP', () => {
   let session: Session;
@@ -56,6 +57,7 @@ describe('webhooks and the challenge page over HTTP', () => {
         const payment = await paymentOf(id);
         return states.includes(payment.state) ? payment : undefined;
       },
+      30_000,
       `payment ${id} in ${states.join('/')}`,
     );
 
@@ -243,15 +245,19 @@ describe('webhooks and the challenge page over HTTP', () => {
     const invoice = await openInvoice(finance, customer, ['5.00']);
     const started = await billAndPay(finance, invoice.id);
     await paymentIn(started.id, ['PUSH_WAITING_FOR_USER']);
-    const attempt = await eventually(async () => {
-      const [row] = await session.backend.orm.em
-        .getConnection()
-        .execute<Array<{ gateway_reference: string | null }>>(
-          'select gateway_reference from payment_attempt where payment_id = ? order by number desc limit 1',
-          [started.id],
-        );
-      return row?.gateway_reference ?? undefined;
-    }, 'the attempt reference');
+    const attempt = await eventually(
+      async () => {
+        const [row] = await session.backend.orm.em
+          .getConnection()
+          .execute<Array<{ gateway_reference: string | null }>>(
+            'select gateway_reference from payment_attempt where payment_id = ? order by number desc limit 1',
+            [started.id],
+          );
+        return row?.gateway_reference ?? undefined;
+      },
+      30_000,
+      'the attempt reference',
+    );
     const path = `/v1/${session.seed.tenant}/front/sandbox-gateway/challenges/${attempt}`;
     const answered = await session.stack.call('POST', path, { body: { outcome: 'PUSH_BANK_REFUSED' } });
     expect(answered.body.webhook.result).toBe('APPLIED');

@@ -1,4 +1,4 @@
-// Requests and waits the sandbox gateway's suites share (payment-gateway.test.ts, the gateway itself;
+// Requests the sandbox gateway's suites share (payment-gateway.test.ts, the gateway itself;
 // payment-gateway-webhooks.test.ts, its webhooks and challenge page over HTTP).
 import { randomUUID } from 'node:crypto';
 import type { ChargeRequest, RefundRequest } from '../../platform/payment-gateway/port.js';
@@ -36,18 +36,3 @@ export const refundRequest = (
   metadata: { tenant: 'acme' },
   ...overrides,
 });
-
-/** Polls until `probe` returns a value (not undefined), or fails after `timeoutMs`. */
-export async function eventually<T>(
-  probe: () => Promise<T | undefined>,
-  what: string,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
