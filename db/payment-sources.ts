@@ -145,11 +145,15 @@ export async function makeDefaultPaymentSource(
  * while a running payment charges it. Finished payments keep their history without it; when the default
  * goes, the owner's newest other source at the same business unit becomes the default. With the owner's
  * last source its paymentState goes from SOURCE_ADDED back to NONE. Records USER_PAYMENT_METHOD_REMOVED.
+ * The method is detached at its gateway (`detach`) inside the transaction: if that fails, nothing is
+ * removed; if the commit fails after it, the source stays and its next charge is refused by the gateway.
  */
 export async function removePaymentSource(
   tx: EntityManager,
   sourceId: number,
   actor: SourceActor,
+  /** Detaches the method at its gateway once the removal is allowed, before the row goes; a throw keeps it. */
+  detach?: (source: PaymentSource) => Promise<void>,
 ): Promise<void> {
   const found = await tx.findOne(PaymentSource, sourceId);
   if (!found) throw new DomainError('P405', `payment source ${sourceId} not found`);
@@ -177,6 +181,7 @@ export async function removePaymentSource(
     if (next) next.isDefault = true;
   }
   if (others.length === 0 && holder.paymentState === 'SOURCE_ADDED') holder.paymentState = 'NONE';
+  await detach?.(source);
   recordEvent(tx, {
     type: PAYMENT_METHOD_REMOVED_EVENT,
     customerId: eventCustomer(source, actor),

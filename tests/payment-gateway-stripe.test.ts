@@ -312,6 +312,36 @@ describe('the Stripe adapter against stripe-mock', () => {
     expect(stripeDeclineKind('a_new_code', 'do_not_try_again')).toBe('HARD');
   });
 
+  test('a removed method is detached from its customer; a token naming none, or one Stripe no longer holds, is done already', async () => {
+    await expect(adapter(plain.url).detachPaymentMethod('cus_123/pm_123')).resolves.toBeUndefined();
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    // Nothing to detach: no call is made.
+    await expect(adapter(closed).detachPaymentMethod('tok_visa')).resolves.toBeUndefined();
+    await expect(adapter(closed).detachPaymentMethod('cus_1/pm_1')).rejects.toBeInstanceOf(
+      GatewayUnavailableError,
+    );
+    const gone = await stripeErrorServer(404, {
+      type: 'invalid_request_error',
+      code: 'resource_missing',
+      message: "No such PaymentMethod: 'pm_1'",
+    });
+    const refused = await stripeErrorServer(400, {
+      type: 'invalid_request_error',
+      code: 'parameter_invalid_empty',
+      message: 'The payment method cannot be detached.',
+    });
+    try {
+      await expect(adapter(gone.url).detachPaymentMethod('cus_1/pm_1')).resolves.toBeUndefined();
+      // A refusal keeps the source (the removal answers PGS100): nothing may stay chargeable unseen.
+      await expect(adapter(refused.url).detachPaymentMethod('pm_1')).rejects.toBeInstanceOf(
+        GatewayUnavailableError,
+      );
+    } finally {
+      await gone.close();
+      await refused.close();
+    }
+  });
+
   test('connection refused, 5xx, rate limits and timeouts are GatewayUnavailableError, with Retry-After', async () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
     await expect(adapter(closed).charge(chargeRequest())).rejects.toBeInstanceOf(GatewayUnavailableError);

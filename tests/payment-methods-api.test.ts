@@ -59,6 +59,16 @@ const confirm = (setup: { reference: string; clientSecret: string }, token: stri
   });
 
 /** A payment method added through the sandbox with this token; the stored method's id. */
+/** How many detaches the sandbox gateway has recorded (every suite's: compare before and after). */
+async function detaches(): Promise<number> {
+  const [row] = await session.backend.orm.em
+    .getConnection()
+    .execute<Array<{ count: string }>>(
+      `select count(*)::text as count from sandbox_gateway_operation where kind = 'DETACH'`,
+    );
+  return Number(row!.count);
+}
+
 async function added(rider: Rider, token = 'tok_sandbox_visa', body?: Record<string, unknown>) {
   const setup = await started(rider, body);
   const confirmed = await confirm(setup, token);
@@ -294,6 +304,7 @@ describe('with the sandbox gateway', () => {
   test("the operator's DELETE /payments and the app's removal are one rule", async () => {
     const rider = await newCustomer();
     const method = await added(rider);
+    const before = await detaches();
     const reply = await call(
       'DELETE',
       session.stack.back(`/payments?sourceId=${method}&userId=${rider.id}`),
@@ -303,6 +314,8 @@ describe('with the sandbox gateway', () => {
     );
     expect(reply.status).toBe(204);
     expect((await customerRow(rider.id)).paymentState).toBe('NONE');
+    // The removal reached the gateway: the sandbox keeps the detach of the saved token.
+    expect(await detaches()).toBeGreaterThan(before);
     const [removed] = await eventsOf('USER_PAYMENT_METHOD_REMOVED', rider.id);
     expect(removed).toMatchObject({ adminSubject: expect.any(String), payload: { paymentSourceId: method } });
   });

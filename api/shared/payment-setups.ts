@@ -2,7 +2,9 @@
 // SETUP_SUCCEEDED reads the saved method back from the gateway (brand, last digits, expiry), then — in one
 // transaction with the webhook's row, so a redelivery is DUPLICATE — stores it as the owner's payment
 // source; a SETUP_FAILED marks the setup FAILED (PGS103). A setup the tenant did not start, or one
-// completed already, is IGNORED.
+// completed already, is IGNORED. And the other end of a saved method: detaching it at its gateway when its
+// owner removes it (detachAtGateway).
+import type { PaymentSource } from '../../db/entities/PaymentSource.js';
 import { completePaymentSetup, setupOfReference, type SetupCompletion } from '../../db/payment-setups.js';
 import { recordWebhookEvent } from '../../db/payment-webhooks.js';
 import { inTenantTransaction } from '../../db/orm.js';
@@ -55,4 +57,26 @@ export async function applySetupEvent(
       ? 'APPLIED'
       : 'IGNORED';
   });
+}
+
+/**
+ * What a removal does at the gateway before the source is deleted: detaches the saved method there, so
+ * nothing can charge it again (PGS100, nothing removed, when the gateway does not answer). A source of a
+ * provider this deployment does not run (an operator-entered one) holds nothing to detach here.
+ */
+export function detachAtGateway(ctx: RouteContext): (source: PaymentSource) => Promise<void> {
+  return async (source) => {
+    const gateway = ctx.services.paymentGateways.byName(source.provider);
+    if (!gateway) return;
+    try {
+      await gateway.detachPaymentMethod(source.providerReference);
+    } catch (fault) {
+      if (fault instanceof GatewayUnavailableError)
+        throw new DomainError(
+          'PGS100',
+          `the ${source.provider} gateway did not detach the payment method: ${fault.message}`,
+        );
+      throw fault;
+    }
+  };
 }

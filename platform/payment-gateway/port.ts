@@ -155,6 +155,12 @@ export interface PaymentGateway {
    * SavedMethodRefusedError when the gateway will not describe it, GatewayUnavailableError when it does not answer.
    */
   savedPaymentMethod(setup: SetupNotice): Promise<SavedPaymentMethod>;
+  /**
+   * Detaches a saved method from its owner at the gateway when the owner removes it, so nothing can
+   * charge it again; one the gateway no longer holds is detached already. GatewayUnavailableError when
+   * the gateway does not answer or refuses.
+   */
+  detachPaymentMethod(sourceToken: string): Promise<void>;
   /** Verifies a webhook's signature over the raw body and translates it; throws WebhookSignatureError. */
   verifyWebhook(rawBody: Buffer, headers: Record<string, string | string[] | undefined>): GatewayEvent;
 }

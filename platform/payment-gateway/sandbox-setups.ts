@@ -1,6 +1,6 @@
 // The sandbox gateway's payment-method setups (`seti_sandbox_…`, like Stripe's SetupIntent), which complete
 // sandbox.ts's charges into SandboxGateway: created with a client secret, confirmed with a test token.
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import {
   SavedMethodRefusedError,
   type PaymentGateway,
@@ -167,6 +167,20 @@ export class SandboxGateway extends SandboxChargeGateway implements PaymentGatew
   }
 
   /** The card a sandbox setup saved: its test token, shown as its test card. */
+  /**
+   * Detaching a saved method: its tokens are test cards every customer may use, so the sandbox records
+   * what the removal sent (an operation of kind DETACH, as Stripe keeps the detach in its log) and the
+   * token charges as it always does.
+   */
+  async detachPaymentMethod(sourceToken: string): Promise<void> {
+    await this.options.sql(
+      `insert into sandbox_gateway_operation
+         (idempotency_key, kind, reference, source_token, amount_minor, currency, status, outcome, created_at, completed_at)
+       values (?, 'DETACH', ?, ?, 0, 'XXX', 'SUCCEEDED', null, now(), now())`,
+      [`detach:${randomUUID()}`, sandboxId('pmd'), sourceToken.slice(0, 200)],
+    );
+  }
+
   savedPaymentMethod(setup: SetupNotice): Promise<SavedPaymentMethod> {
     const token = setup.paymentMethod;
     if (!token || !sandboxTokenPattern.test(token))

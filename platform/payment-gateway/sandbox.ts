@@ -155,7 +155,7 @@ export const columns =
   'id, idempotency_key, kind, reference, source_token, amount_minor::text as amount_minor, currency, status, outcome';
 
 /** An unguessable id with the sandbox's prefix (`ch_sandbox_…`, `re_sandbox_…`, `evt_sandbox_…`). */
-export const sandboxId = (prefix: 'ch' | 're' | 'evt' | 'seti') =>
+export const sandboxId = (prefix: 'ch' | 're' | 'evt' | 'seti' | 'pmd') =>
   `${prefix}_sandbox_${randomBytes(16).toString('hex')}`;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

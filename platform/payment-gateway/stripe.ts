@@ -356,6 +356,24 @@ export class StripeGateway implements PaymentGateway {
   }
 
   /** Throws GatewayUnavailableError when Stripe did not decide (network, 5xx, 429, 409 lock, credentials). */
+  /**
+   * Detaches the PaymentMethod of a saved source (`cus_…/pm_…` or `pm_…`) from its customer. A source
+   * that names no PaymentMethod (an operator-entered token) holds nothing to detach; one Stripe no longer
+   * knows, or that is attached to no customer, is detached already.
+   */
+  async detachPaymentMethod(sourceToken: string): Promise<void> {
+    const method = sourceToken.split('/').pop() ?? '';
+    if (!method.startsWith('pm_')) return;
+    try {
+      await this.stripe.paymentMethods.detach(method);
+    } catch (fault) {
+      this.throwIfUnavailable(fault);
+      if (!(fault instanceof Stripe.errors.StripeError)) throw fault;
+      if (fault.code === 'resource_missing' || fault.code === 'payment_method_unexpected_state') return;
+      throw new GatewayUnavailableError(`stripe: detaching ${method} was refused: ${fault.message}`);
+    }
+  }
+
   private throwIfUnavailable(fault: unknown): void {
     const errors = Stripe.errors;
     if (

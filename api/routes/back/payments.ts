@@ -16,6 +16,7 @@ import { Id, StringEnum } from '../../kernel/schemas.js';
 import { PaymentSchema, PaymentState, paymentDtos } from '../../shared/payment-representation.js';
 import { retryPayment, retryPaymentErrors } from '../../shared/payment-commands.js';
 import { onTheBranchUnit, unitOfBranchQuery } from './invoices.js';
+import { detachAtGateway } from '../../shared/payment-setups.js';
 
 const tags = ['Payments'];
 
@@ -157,7 +158,7 @@ export const deletePaymentSource = defineRoute({
   interface: 'back',
   summary: "Remove a customer's or business account's payment source (records USER_PAYMENT_METHOD_REMOVED)",
   description:
-    '`sourceId` plus `userId` or `userGroupId`, in the query or the body as the caller supplies them (a field sent in both must agree; else P123). P405 when the owner has no such source; P122 while a running payment charges it. Finished payments keep their history without the source; when the default source goes, the owner’s newest other source at the same business unit becomes the default; with the owner’s last source its paymentState goes from SOURCE_ADDED back to NONE. The app’s `DELETE /payment-methods/{id}` follows the same rule.',
+    '`sourceId` plus `userId` or `userGroupId`, in the query or the body as the caller supplies them (a field sent in both must agree; else P123). P405 when the owner has no such source; P122 while a running payment charges it. Finished payments keep their history without the source; when the default source goes, the owner’s newest other source at the same business unit becomes the default; with the owner’s last source its paymentState goes from SOURCE_ADDED back to NONE. The method is detached at its gateway first (PGS100, nothing removed, when the gateway does not answer). The app’s `DELETE /payment-methods/{id}` follows the same rule.',
   tags,
   query: Type.Object(SourceFields),
   body: Type.Object(SourceFields, { additionalProperties: false }),
@@ -168,13 +169,13 @@ export const deletePaymentSource = defineRoute({
     businessUnit: async (ctx) => (await sourceOf(ctx)).businessUnit.id,
   },
   responses: { 204: { description: 'Removed' } },
-  errors: ['P123', 'P405', 'P122'],
+  errors: ['P123', 'P405', 'P122', 'PGS100'],
   async handler(ctx) {
     const found = await sourceOf(ctx);
     // The one removal rule of both interfaces (db/payment-sources.ts): P122, the default moving on, the
     // owner's paymentState, USER_PAYMENT_METHOD_REMOVED.
     await inTenantTransaction(ctx.services.orm, ctx.tenant, (tx) =>
-      removePaymentSource(tx, found.id, { adminSubject: ctx.actor, customerId: null }),
+      removePaymentSource(tx, found.id, { adminSubject: ctx.actor, customerId: null }, detachAtGateway(ctx)),
     );
     return noContent();
   },

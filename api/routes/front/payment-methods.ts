@@ -21,6 +21,7 @@ import { businessUnitOfBranch } from '../../../db/pricing.js';
 import { DomainError } from '../../../domain/errors.js';
 import { created, defineRoute, noContent, ok, type RouteContext } from '../../kernel/route.js';
 import { component, DateTime, Id, Nullable, Str, StringEnum } from '../../kernel/schemas.js';
+import { detachAtGateway } from '../../shared/payment-setups.js';
 
 const tags = ['Payment methods'];
 
@@ -291,17 +292,22 @@ export const deletePaymentMethod = defineRoute({
   interface: 'front',
   summary: 'Remove a payment method (records USER_PAYMENT_METHOD_REMOVED)',
   description:
-    "The operator's `DELETE /payments` rule: P122 while a running payment charges it; when the default goes, the newest other method at the same business unit becomes the default; with the last one the paymentState goes back to NONE (INVOICING stays).",
+    "The operator's `DELETE /payments` rule: P122 while a running payment charges it; when the default goes, the newest other method at the same business unit becomes the default; with the last one the paymentState goes back to NONE (INVOICING stays). The method is detached at its gateway first, so nothing can charge it again; PGS100 (nothing removed) when the gateway does not answer.",
   tags,
   params: MethodParams,
   access: { customer: "the caller's own methods or a business account's the caller owns; others are P405." },
   responses: { 204: { description: 'Removed' } },
-  errors: ['A100', 'P405', 'P122'],
+  errors: ['A100', 'P405', 'P122', 'PGS100'],
   async handler(ctx) {
     const source = await manageableSource(ctx);
     const customer = await ctx.customer();
     await inTenantTransaction(ctx.services.orm, ctx.tenant, (tx) =>
-      removePaymentSource(tx, source.id, { adminSubject: null, customerId: customer.id }),
+      removePaymentSource(
+        tx,
+        source.id,
+        { adminSubject: null, customerId: customer.id },
+        detachAtGateway(ctx),
+      ),
     );
     return noContent();
   },
