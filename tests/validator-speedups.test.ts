@@ -4,6 +4,7 @@
 import express from 'express';
 import type { AddressInfo } from 'node:net';
 import * as OpenApiValidator from 'express-openapi-validator';
+import type { OpenAPIV3 } from 'express-openapi-validator/dist/framework/types.js';
 import { reachableOnly, speedUpOpenApiValidator } from '../api/kernel/validator-speedups.js';
 
 const components = {
@@ -22,7 +23,7 @@ const components = {
     Unrelated: { type: 'object', properties: { x: { $ref: '#/components/schemas/AlsoUnrelated' } } },
     AlsoUnrelated: { type: 'string' },
   },
-};
+} satisfies OpenAPIV3.ComponentsObject;
 
 test('the compiled wrapper keeps only the components its references reach, transitively, and no paths', () => {
   const wrapper = {
@@ -45,6 +46,12 @@ test('the compiled wrapper keeps only the components its references reach, trans
   ).toBeUndefined();
   expect(reachableOnly({ components, $id: 'https://example.com/s' })).toBeUndefined();
 });
+
+/** The body the test route takes and answers (the Vehicle component). */
+interface Vehicle {
+  id: number;
+  position: { lat: number };
+}
 
 test('requests and responses that break a nested component are still refused', async () => {
   speedUpOpenApiValidator();
@@ -69,24 +76,33 @@ test('requests and responses that break a nested component are still refused', a
       },
     },
     components,
-  };
+  } satisfies OpenAPIV3.DocumentV3;
   const app = express();
   app.use(express.json());
   app.use(
     OpenApiValidator.middleware({
-      apiSpec: structuredClone(document) as never,
+      apiSpec: structuredClone(document),
       validateRequests: true,
       validateResponses: true,
     }),
   );
   // Answers the body back, or with a position out of range when asked to.
-  app.post('/v1/:tenant/back/vehicles', (req, res) => {
-    const body = req.body as { id: number; position: { lat: number } };
-    res.json(body.id === 13 ? { ...body, position: { lat: 1000 } } : body);
-  });
-  app.use(((error, _req, res, _next) => {
-    res.status((error as { status?: number }).status ?? 500).json({ message: String(error.message) });
-  }) as express.ErrorRequestHandler);
+  app.post<'/v1/:tenant/back/vehicles', { tenant: string }, unknown, Vehicle>(
+    '/v1/:tenant/back/vehicles',
+    (req, res) => {
+      const body = req.body;
+      res.json(body.id === 13 ? { ...body, position: { lat: 1000 } } : body);
+    },
+  );
+  const answerError: express.ErrorRequestHandler = (
+    error: { status?: number; message?: string },
+    _req,
+    res,
+    _next,
+  ) => {
+    res.status(error.status ?? 500).json({ message: String(error.message) });
+  };
+  app.use(answerError);
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/t/back/vehicles`;
