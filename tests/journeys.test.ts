@@ -5,7 +5,7 @@
 // and receives export webhooks on a receiver of its own. Every refusal must be a catalogue body.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, expect } from '@jest/globals';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { Decimal } from 'decimal.js';
 import { Webhook } from 'standardwebhooks';
@@ -23,6 +23,9 @@ import {
   startStack,
   type Reply,
   type StartedStack,
+  demoDirectory,
+  settingUp,
+  stackTest,
 } from './support/started-stack.js';
 
 const MINUTE = 60_000;
@@ -40,38 +43,21 @@ const vehicleIds: Record<string, number> = {};
 const categories: Record<string, number> = {};
 
 /** A journey: a test that prints the stack's last output when it fails. */
-function journey(name: string, body: () => Promise<void>, timeoutMs = 300_000) {
-  test(
-    name,
-    async () => {
-      try {
-        await body();
-      } catch (error) {
-        console.error(`"${name}" failed; the stack's last output:\n${stack?.output(200)}`);
-        throw error;
-      }
-    },
-    timeoutMs,
-  );
-}
+const journey = (name: string, body: () => Promise<void>, timeoutMs = 300_000) =>
+  stackTest(() => stack, name, body, timeoutMs);
 
 beforeAll(async () => {
   // The export webhook receiver of journey 5 listens on 127.0.0.1, a target refused unless the deployment
   // allows private targets (docs/webhooks.md, "Targets"; platform/webhook-http.ts).
   stack = await startStack({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
-  try {
+  await settingUp(stack, async () => {
     api = new Api(stack.baseUrl, DEMO_TENANT);
     operator = await api.clientToken(demoOperatorClient, 'back');
     anna = await api.signIn(demoCustomer.email, demoCustomer.password);
-    const branchList = await api.call('GET', api.back('/branches?size=200'), { token: operator });
-    expectStatus(branchList, 200);
-    for (const branch of branchList.body) branches[branch.code] = branch.id;
-    const customerList = await api.call('GET', api.back(`/customers?branchId=${branches.berlin}&size=50`), {
-      token: operator,
-    });
-    expectStatus(customerList, 200);
+    const directory = await demoDirectory(api, operator, 'berlin');
+    Object.assign(branches, directory.branches);
     // anna, ben, clara, deniz (db/seed/customers.ts), by the first part of their e-mail addresses.
-    for (const customer of customerList.body) customers[customer.email.split('.')[0]] = customer.id;
+    for (const customer of directory.customers) customers[customer.email.split('.')[0]!] = customer.id;
     const categoryList = await api.call('GET', api.back('/vehicles/categories'), { token: operator });
     expectStatus(categoryList, 200);
     for (const category of categoryList.body) categories[category.name] = category.id;
@@ -80,10 +66,7 @@ beforeAll(async () => {
       vehicleIds,
       await fleetReady(api, operator, branches[DEMO_BRANCH_CODE]!, scooters, EVENTUALLY),
     );
-  } catch (error) {
-    console.error(`set-up failed; the stack's last output:\n${stack.output(200)}`);
-    throw error;
-  }
+  });
 }, 600_000);
 
 afterAll(async () => {

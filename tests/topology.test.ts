@@ -8,7 +8,7 @@
 // stored once.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, expect } from '@jest/globals';
 import { DEMO_TENANT } from '../db/seed.js';
 import { demoAdministratorClient, demoOperatorClient } from '../db/seed/access.js';
 import { demoCustomer } from '../db/seed/customers.js';
@@ -21,6 +21,9 @@ import {
   poll,
   startStack,
   type StartedStack,
+  demoDirectory,
+  settingUp,
+  stackTest,
 } from './support/started-stack.js';
 
 const EVENTUALLY = { timeoutMs: 120_000, intervalMs: 500 };
@@ -55,30 +58,20 @@ beforeAll(async () => {
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/platform`;
   // The receiver listens on 127.0.0.1, a target refused unless the deployment allows private ones.
   stack = await startStack({ replicas: 2, env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
-  try {
+  await settingUp(stack, async () => {
     apis = [new Api(stack.baseUrls[0]!, DEMO_TENANT), new Api(stack.baseUrls[1]!, DEMO_TENANT)];
     // Tokens are signed with the deployment's one secret: either process accepts what the other issued.
     operator = await apis[0].clientToken(demoOperatorClient, 'back');
     admin = await apis[1].clientToken(demoAdministratorClient, 'back');
     const [first, second] = apis;
-    const branchList = await second.call('GET', second.back('/branches?size=200'), { token: operator });
-    expectStatus(branchList, 200);
-    for (const branch of branchList.body) branches[branch.code] = branch.id;
-    const customerList = await first.call(
-      'GET',
-      first.back(`/customers?branchId=${branches.berlin}&size=50`),
-      { token: operator },
-    );
-    expectStatus(customerList, 200);
-    anna = customerList.body.find((row: { email: string }) => row.email === demoCustomer.email).id;
+    const directory = await demoDirectory(second, operator, 'berlin');
+    Object.assign(branches, directory.branches);
+    anna = directory.customers.find((row) => row.email === demoCustomer.email)!.id;
     Object.assign(
       vehicleIds,
       await fleetReady(first, operator, branches[DEMO_BRANCH_CODE]!, scooters, EVENTUALLY),
     );
-  } catch (error) {
-    console.error(`set-up failed; the stack's last output:\n${stack.output(200)}`);
-    throw error;
-  }
+  });
 }, 600_000);
 
 afterAll(async () => {
@@ -87,20 +80,7 @@ afterAll(async () => {
 }, 120_000);
 
 /** A test that prints the stack's last output when it fails. */
-function topologyTest(name: string, body: () => Promise<void>) {
-  test(
-    name,
-    async () => {
-      try {
-        await body();
-      } catch (error) {
-        console.error(`"${name}" failed; the stack's last output:\n${stack?.output(200)}`);
-        throw error;
-      }
-    },
-    480_000,
-  );
-}
+const topologyTest = (name: string, body: () => Promise<void>) => stackTest(() => stack, name, body, 480_000);
 
 const search = (api: Api) =>
   api.call('GET', api.back(`/rentals?branchId=${branches.berlin}`), { token: operator });

@@ -8,7 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect } from '@jest/globals';
+import { expect, test } from '@jest/globals';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -407,6 +407,62 @@ export async function fleetReady(
     options,
   );
   return ids;
+}
+
+/**
+ * A test against a started stack that prints the stack's last output when it fails: what the processes
+ * logged says why. `stack` is read when the test runs (the suite starts it in beforeAll).
+ */
+export function stackTest(
+  stack: () => StartedStack | undefined,
+  name: string,
+  body: () => Promise<void>,
+  timeoutMs: number,
+): void {
+  test(
+    name,
+    async () => {
+      try {
+        await body();
+      } catch (error) {
+        console.error(`"${name}" failed; the stack's last output:\n${stack()?.output(200)}`);
+        throw error;
+      }
+    },
+    timeoutMs,
+  );
+}
+
+/** Runs a suite's set-up against a started stack; when it fails, prints the stack's last output first. */
+export async function settingUp(stack: StartedStack, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    console.error(`set-up failed; the stack's last output:\n${stack.output(200)}`);
+    throw error;
+  }
+}
+
+/**
+ * The seeded tenant's branches by code, and the customers of `customersOf` (a branch code: `berlin`), as
+ * the operator lists them: what the suites over the started stack name their calls by.
+ */
+export async function demoDirectory(
+  api: Api,
+  token: string,
+  customersOf: string,
+): Promise<{ branches: Record<string, number>; customers: Array<{ id: number; email: string }> }> {
+  const branchList = await api.call('GET', api.back('/branches?size=200'), { token });
+  expectStatus(branchList, 200);
+  const branches: Record<string, number> = {};
+  for (const branch of branchList.body) branches[branch.code] = branch.id;
+  const customerList = await api.call(
+    'GET',
+    api.back(`/customers?branchId=${branches[customersOf]}&size=50`),
+    { token },
+  );
+  expectStatus(customerList, 200);
+  return { branches, customers: customerList.body };
 }
 
 // --- mail ---------------------------------------------------------------------------------------------
