@@ -1,4 +1,4 @@
-import { PrimaryKeyProp, type Opt } from '@mikro-orm/core';
+import { BigIntType, PrimaryKeyProp, type Opt } from '@mikro-orm/core';
 import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/decorators/es';
 import { TenantScoped } from './TenantScoped.js';
 
@@ -23,7 +23,12 @@ import { TenantScoped } from './TenantScoped.js';
 export class Event extends TenantScoped {
   [PrimaryKeyProp]?: ['id', 'createdAt'];
 
-  @PrimaryKey({ type: 'bigint', autoincrement: true })
+  /**
+   * A string, as declared: `'bigint'` alone would give a freshly inserted event a JS bigint id, which the
+   * keys and outbox rows flushed with it snapshot, and every later flush of their EntityManager (an
+   * `em.transactional` flushes again at its end) found them changed and updated them with the same values.
+   */
+  @PrimaryKey({ type: new BigIntType('string'), autoincrement: true })
   id!: string;
 
   /** The partition key (part of the primary key). */
