@@ -156,9 +156,13 @@ export function formatResult(title: string, result: LifecycleBenchResult, callsL
 }
 
 /** fleetflow ÷ baseline: throughput (below 1 = slower) and per-step latency (above 1 = slower). */
-export function formatRatio(fleetflow: LifecycleBenchResult, baseline: LifecycleBenchResult): string {
+export function formatRatio(
+  fleetflow: LifecycleBenchResult,
+  baseline: LifecycleBenchResult,
+  title = 'fleetflow ÷ bare Temporal',
+): string {
   const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`.padStart(10);
-  const lines = ['fleetflow ÷ bare Temporal'];
+  const lines = [title];
   lines.push(`  ${'step'.padEnd(7)}${'p50'.padStart(10)}${'p99'.padStart(10)}`);
   for (const step of lifecycleSteps) {
     const f = fleetflow.steps[step];
