@@ -14,14 +14,13 @@ import {
   beginAttempt,
   currentPaymentSource,
   finishAttempt,
-  recordChargeOutcomeEvent,
-  recordInvoiceChargeOutcome,
   recordPaymentState,
   type AttemptOutcome,
   beginInvoiceAttempt,
   chargedPayment,
   type ChargedPayment,
 } from '../db/payments.js';
+import { recordChargeOutcomeEvent, recordInvoiceChargeOutcome } from '../db/payment-charge-outcome.js';
 import { effectiveSettingOf } from '../db/settings.js';
 import { preparedRows } from '../db/prepared.js';
 import { catalogueEntry, DomainError, type ErrorCode } from '../domain/errors.js';
@@ -385,6 +384,7 @@ export function createPaymentActivities({ orm, paymentGateways }: ActivityDeps) 
               input.idempotencyKey,
               new Date(atMs),
               input.requestedBy ?? null,
+              written.event,
             );
           if (written)
             return {

@@ -77,8 +77,9 @@ const json = (value: unknown) => (value === null || value === undefined ? null :
  * One statement for any number of events (the arrays of `unnest`, one per column): ids are drawn first,
  * a keyed event's key goes into `event_key` with ON CONFLICT DO NOTHING and the event is inserted only
  * when its key was new (an event without key always), and events of a webhook type get their outbox
- * row (only when the tenant has an active subscription: nothing else would want them). The foreign keys
- * of `event_key` and `webhook_outbox` are checked at the end of the statement, when the events exist.
+ * row: always ($16), as `recordEvent` writes it, or only when the tenant has an active subscription
+ * (nothing else would want them). The foreign keys of `event_key` and `webhook_outbox` are checked at the
+ * end of the statement, when the events exist.
  */
 const insertEventsStatement = `
   with input as (
@@ -111,28 +112,34 @@ const insertEventsStatement = `
     select $1, id, created_at, type, outbox_entity_key, branch_id, created_at
     from written
     where outbox_entity_key is not null
-      and exists (select 1 from webhook_subscription s where s.tenant_id = $1 and s.active)
+      and ($16::boolean or exists (select 1 from webhook_subscription s where s.tenant_id = $1 and s.active))
     order by n
     returning id
   )
   select (select count(*) from events)::int as events, (select count(*) from outbox)::int as outbox`;
 
+/** Which events of a webhook type get their outbox row (docs/webhooks.md, "Transactional outbox"). */
+export type OutboxRows =
+  /** Only while the tenant has an active subscription: the rental steps' hot path. */
+  | 'whenSubscribed'
+  /** Always, as `recordEvent` writes them (the sweep settles rows nobody wants). */
+  | 'always';
+
 /**
- * Inserts events at once, in one statement on the caller's transaction, for the steps that write their
- * rows without entities (a rental's transitions): the same rows `recordEvent` would flush, with their
- * `event_key` and webhook outbox rows. A keyed event whose key was recorded before is skipped (its step
- * wrote it in an earlier attempt). Answers nothing; the rows are visible to the transaction.
+ * Inserts events at once, in one statement, for the steps that write their rows without entities (a
+ * rental's transitions) or need no Event entity back: the same rows `recordEvent` would flush, with their
+ * `event_key` and webhook outbox rows (`outbox`: by default only when the tenant has an active
+ * subscription). A keyed event whose key was recorded before is skipped (its step wrote it in an earlier
+ * attempt). Runs on the caller's transaction, or, outside one, as a statement of its own (which commits
+ * all its rows or none). Answers nothing; the rows are visible to the transaction.
  */
 export async function insertEvents(
   em: EntityManager,
   tenant: string,
   events: readonly EventFields[],
+  options: { outbox?: OutboxRows } = {},
 ): Promise<void> {
   if (events.length === 0) return;
-  if (!em.isInTransaction()) {
-    await em.transactional((tx) => insertEvents(tx, tenant, events));
-    return;
-  }
   const now = new Date();
   const column = <T>(pick: (event: EventFields) => T) => events.map(pick);
   await preparedRows(em, insertEventsStatement, [
@@ -151,5 +158,6 @@ export async function insertEvents(
     column((event) => json(event.payload)),
     column((event) => event.idempotencyKey ?? null),
     column((event) => (isWebhookEventType(event.type) ? outboxEntityKey(event) : null)),
+    options.outbox === 'always',
   ]);
 }

@@ -11,7 +11,7 @@ import { InvoiceLine } from './entities/InvoiceLine.js';
 import { type Rental } from './entities/Rental.js';
 import { type UserGroup } from './entities/UserGroup.js';
 import { businessUnitOfBranch } from './pricing.js';
-import { recordEvent } from './events.js';
+import { insertEvents, recordEvent, type EventFields } from './events.js';
 import type { PriceResult } from '../domain/pricing.js';
 
 /** The next number of a business unit's yearly, gapless invoice sequence (in the caller's transaction). */
@@ -47,8 +47,9 @@ export interface InvoiceSubject {
 /**
  * Creates an invoice (state OPEN, one line per priceV4 line, the next number of the branch's business
  * unit): BUSINESS for a business account, else REGULAR, and its INVOICE_CREATED event (with `rentalIds`,
- * a platform webhook); the invoice is flushed, the event goes with the caller's next flush. The caller
- * checks that none exists yet.
+ * a platform webhook, its outbox row always written as `recordEvent` writes it); the invoice is flushed
+ * and the event inserted in one statement on the caller's transaction (no Event entity is needed back).
+ * The caller checks that none exists yet.
  */
 export async function issueInvoice(
   em: EntityManager,
@@ -82,13 +83,28 @@ export async function issueInvoice(
   // The invoice's id goes into its INVOICE_CREATED event (a platform webhook): flushed in the caller's transaction.
   await em.flush();
   const rentalId = subject.rental?.id ?? subject.booking?.rental?.id ?? null;
-  recordInvoiceCreated(em, invoice, {
-    branchId: subject.branchId,
-    rentalIds: rentalId === null ? [] : [rentalId],
-    bookingId: subject.booking?.id ?? null,
-    idempotencyKey: `${subject.idempotencyKey}:INVOICE_CREATED`,
-  });
+  await insertEvents(
+    em,
+    subject.tenant,
+    [
+      invoiceCreatedEvent(invoice, {
+        branchId: subject.branchId,
+        rentalIds: rentalId === null ? [] : [rentalId],
+        bookingId: subject.booking?.id ?? null,
+        idempotencyKey: `${subject.idempotencyKey}:INVOICE_CREATED`,
+      }),
+    ],
+    { outbox: 'always' },
+  );
   return invoice;
+}
+
+/** What an invoice's INVOICE_CREATED event names besides the invoice, and its key. */
+interface InvoiceCreatedContext {
+  branchId: number | null;
+  rentalIds: number[];
+  bookingId: number | null;
+  idempotencyKey: string;
 }
 
 /**
@@ -99,9 +115,14 @@ export async function issueInvoice(
 export function recordInvoiceCreated(
   em: EntityManager,
   invoice: Invoice,
-  context: { branchId: number | null; rentalIds: number[]; bookingId: number | null; idempotencyKey: string },
+  context: InvoiceCreatedContext,
 ): void {
-  recordEvent(em, {
+  recordEvent(em, invoiceCreatedEvent(invoice, context));
+}
+
+/** The INVOICE_CREATED event of a flushed invoice, as both write paths record it. */
+function invoiceCreatedEvent(invoice: Invoice, context: InvoiceCreatedContext): EventFields {
+  return {
     type: 'INVOICE_CREATED',
     createdAt: invoice.issuedAt,
     branchId: context.branchId,
@@ -122,5 +143,5 @@ export function recordInvoiceCreated(
       issuedAt: invoice.issuedAt.toISOString(),
     },
     idempotencyKey: context.idempotencyKey,
-  });
+  };
 }

@@ -6,6 +6,7 @@ import { Decimal } from 'decimal.js';
 import { Invoice } from './entities/Invoice.js';
 import type { Payment } from './entities/Payment.js';
 import { appendBalanceUpdate, balanceValue } from './balance-ledger.js';
+import { insertEvents, type EventFields } from './events.js';
 import { invoiceDueDateOf } from './dunning.js';
 import { payerIsInvoiced } from './payer-readiness.js';
 import {
@@ -13,7 +14,6 @@ import {
   earlierPaymentOrNextId,
   newPayment,
   ownerOfInvoice,
-  recordEventOnce,
   type NewPayment,
 } from './payments.js';
 import { DomainError } from '../domain/errors.js';
@@ -104,8 +104,9 @@ export async function billInvoiceRecord(
     });
     billed = { invoice, payment };
   }
-  // Every bill, by hand or automatic, is on the invoice's timeline once (its key is the invoice's).
-  await recordEventOnce(em, {
+  // Every bill, by hand or automatic, is on the invoice's timeline once (its key is the invoice's): one
+  // statement in the caller's transaction, which skips the event when an earlier bill recorded the key.
+  const billedEvent: EventFields = {
     type: 'INVOICE_BILLED',
     createdAt: request.at,
     customerId: invoice.customer.id,
@@ -125,7 +126,8 @@ export async function billInvoiceRecord(
       currency: invoice.currency,
     },
     idempotencyKey: `invoice:${invoice.id}:billed`,
-  });
+  };
+  await insertEvents(em, request.tenant, [billedEvent], { outbox: 'always' });
   request.onBilled?.(billed);
   await em.flush();
   return billed;

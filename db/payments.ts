@@ -21,7 +21,6 @@ import {
   type InvoiceState,
   type PaymentAttemptState,
   type PaymentChallenge,
-  type PaymentEvent,
   type PaymentPurpose,
   type PaymentState,
 } from '../domain/finance.js';
@@ -164,7 +163,7 @@ export function newPayment(em: EntityManager, id: number, fields: NewPayment): P
 }
 
 /** The tenant a tenant EntityManager is confined to (for statements written without the ORM). */
-function tenantOfEm(em: EntityManager): string {
+export function tenantOfEm(em: EntityManager): string {
   const tenant = em.getFilterParams<{ tenantId?: string }>(TENANT_FILTER)?.tenantId;
   if (!tenant) throw new Error('payments are written only through a tenant EntityManager (tenantEm)');
   return tenant;
@@ -547,7 +546,19 @@ export function paymentOutcomeEventType(state: PaymentState, paidExternally: boo
   }
 }
 
-function paymentOutcomePayload(payment: Payment, invoiceId: number, from: InvoiceState, to: InvoiceState) {
+/** What an outcome event's payload says of its payment: the entity, or its row as a statement wrote it. */
+export type PaymentOutcomeFigures = Pick<
+  Payment,
+  'id' | 'attemptCount' | 'state' | 'amount' | 'currency' | 'gatewayReference' | 'failureCode'
+>;
+
+/** The payload of a payment's outcome event on its invoice's timeline. */
+export function paymentOutcomePayload(
+  payment: PaymentOutcomeFigures,
+  invoiceId: number,
+  from: InvoiceState,
+  to: InvoiceState,
+) {
   return {
     invoiceId,
     paymentId: payment.id,
@@ -559,150 +570,6 @@ function paymentOutcomePayload(payment: Payment, invoiceId: number, from: Invoic
     currency: payment.currency,
     gatewayReference: payment.gatewayReference ?? null,
     failureCode: payment.failureCode ?? null,
-  };
-}
-
-/**
- * The invoice event of an attempt's outcome the one-statement path wrote (recordInvoiceChargeOutcome writes
- * no event), under the key the locking path's recordPaymentState uses (`{attemptKey}/outcome/payment-event`),
- * so either path writes it once; a retried activity that finds the outcome recorded calls it again.
- */
-export async function recordChargeOutcomeEvent(
-  em: EntityManager,
-  paymentId: number,
-  attemptKey: string,
-  at: Date,
-  requestedBy: string | null,
-): Promise<void> {
-  const idempotencyKey = `${attemptKey}/outcome/payment-event`;
-  if (await eventRecorded(em, idempotencyKey)) return;
-  const payment = await em.findOne(Payment, paymentId, { refresh: true });
-  if (!payment || payment.purpose !== 'INVOICE' || !payment.invoice) return;
-  const type = paymentOutcomeEventType(payment.state, false);
-  if (!type) return;
-  const invoice = await em.findOneOrFail(Invoice, payment.invoice.id, { refresh: true });
-  recordEvent(em, {
-    type,
-    createdAt: at,
-    customerId: payment.customer?.id ?? null,
-    rentalId: invoice.rental?.id ?? null,
-    bookingId: invoice.booking?.id ?? null,
-    adminSubject: requestedBy ?? payment.requestedBy,
-    // An attempt's outcome follows its begin, which left the invoice IN_PAYMENT.
-    payload: paymentOutcomePayload(payment, invoice.id, invoiceStateForPayment('IN_PAYMENT'), invoice.state),
-    idempotencyKey,
-  });
-  await em.flush();
-}
-
-/** An attempt's gateway answer as the charge activity writes it (see {@link recordInvoiceChargeOutcome}). */
-export interface ChargeOutcomeChange {
-  paymentId: number;
-  attempt: number;
-  event: PaymentEvent;
-  attemptOutcome: AttemptOutcome;
-  /** A challenge keeps the attempt open (no finishedAt) until it is answered. */
-  attemptStaysOpen: boolean;
-  nextRetryAt: Date | null;
-  challenge: PaymentChallenge | null;
-  /** The charge's reference when it succeeded (the payment's and the invoice's payment reference). */
-  gatewayReference: string | null;
-  failure: { code: string; message: string } | null;
-  at: Date;
-}
-
-/** Where a charge's outcome left the payment, as {@link recordInvoiceChargeOutcome} wrote it. */
-export interface RecordedChargeOutcome {
-  state: PaymentState;
-  attemptCount: number;
-  nextRetryAt: Date | null;
-  challenge: PaymentChallenge | null;
-}
-
-/**
- * The outcome of an invoice payment's PROCESSING attempt, written in ONE statement (no transaction, no
- * unit of work: it runs once per charge): the attempt finished, the payment's new state with the columns
- * `recordPaymentState` writes for it, and the invoice's mirror state, each only if the payment's state
- * allows the event and the attempt is still PROCESSING. An invoice payment's outcome causes no event or
- * ledger row, so nothing else is owed. Null when nothing was written (the attempt was finished already,
- * the state does not allow it, or a settlement): the caller then takes the locking path, which answers
- * or refuses.
- */
-export async function recordInvoiceChargeOutcome(
-  em: EntityManager,
-  change: ChargeOutcomeChange,
-): Promise<RecordedChargeOutcome | null> {
-  const { from, to } = paymentTransitions[change.event];
-  const outcome = change.attemptOutcome;
-  const waiting = to === 'THREE_DS_WAITING_FOR_USER' || to === 'PUSH_WAITING_FOR_USER';
-  const paid = to === 'PAID';
-  const now = new Date();
-  const [row] = await preparedRows<{
-    state: PaymentState;
-    attempt_count: number;
-    next_retry_at: Date | string | null;
-    challenge: PaymentChallenge | string | null;
-  }>(
-    em,
-    `with p as (
-       update payment
-          set state = $4,
-              next_retry_at = $5,
-              challenge = $6::jsonb,
-              gateway_reference = coalesce($7, gateway_reference),
-              failure_code = $8,
-              failure_message = $9,
-              paid_at = case when $10::boolean then coalesce(paid_at, $11) else paid_at end,
-              updated_at = $12
-        where tenant_id = $1 and id = $2 and purpose = 'INVOICE' and state = any($13::text[])
-          and exists (select 1 from payment_attempt
-                       where tenant_id = $1 and payment_id = $2 and number = $3 and state = 'PROCESSING')
-        returning id, invoice_id, state, attempt_count, next_retry_at, challenge, gateway_reference
-     ), a as (
-       update payment_attempt
-          set state = $14, gateway_reference = $15, decline_code = $16, decline_message = $17,
-              retry_after_seconds = $18, finished_at = $19
-        where tenant_id = $1 and payment_id = (select id from p) and number = $3
-     ), i as (
-       update invoice
-          set state = $20,
-              settled_at = case when $10::boolean then coalesce(settled_at, $11) else settled_at end,
-              payment_reference = case when $10::boolean then coalesce((select gateway_reference from p), payment_reference)
-                                       else payment_reference end,
-              updated_at = $12
-        where tenant_id = $1 and id = (select invoice_id from p)
-     )
-     select state, attempt_count, next_retry_at, challenge from p`,
-    [
-      tenantOfEm(em),
-      change.paymentId,
-      change.attempt,
-      to,
-      to === 'AWAITING_RETRY' ? change.nextRetryAt : null,
-      waiting && change.challenge ? JSON.stringify(change.challenge) : null,
-      change.gatewayReference,
-      paid ? null : (change.failure?.code ?? null),
-      paid ? null : (change.failure?.message.slice(0, 500) ?? null),
-      paid,
-      change.at,
-      now,
-      [...from],
-      outcome.state,
-      outcome.gatewayReference ?? null,
-      outcome.declineCode ?? null,
-      outcome.declineMessage?.slice(0, 500) ?? null,
-      outcome.retryAfterSeconds ?? null,
-      change.attemptStaysOpen ? null : outcome.at,
-      invoiceStateForPayment(to),
-    ],
-  );
-  if (!row) return null;
-  return {
-    state: row.state,
-    attemptCount: row.attempt_count,
-    nextRetryAt: row.next_retry_at === null ? null : new Date(row.next_retry_at),
-    challenge:
-      typeof row.challenge === 'string' ? (JSON.parse(row.challenge) as PaymentChallenge) : row.challenge,
   };
 }
 
