@@ -42,6 +42,11 @@ export interface InvoiceSubject {
   title: string;
   at: Date;
   idempotencyKey: string;
+  /**
+   * Points the caller's row at the new invoice (`rental.invoice = invoice`) before the invoice's flush, so
+   * that flush writes the reference with the caller's other changes in one UPDATE.
+   */
+  link?: (invoice: Invoice) => void;
 }
 
 /**
@@ -80,6 +85,7 @@ export async function issueInvoice(
   price.priceV4.lines.forEach((line, index) =>
     em.create(InvoiceLine, { ...line, invoice, position: index + 1 }),
   );
+  subject.link?.(invoice);
   // The invoice's id goes into its INVOICE_CREATED event (a platform webhook): flushed in the caller's transaction.
   await em.flush();
   const rentalId = subject.rental?.id ?? subject.booking?.rental?.id ?? null;

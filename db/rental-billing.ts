@@ -286,8 +286,9 @@ export async function finaliseRentalBilling(
     userGroup: rental.userGroup ?? null,
     costCenter: rental.costCenter ?? null,
     title: `Rental ${rental.id}`,
+    // Written with the price in the invoice's flush.
+    link: (issued) => (rental.invoice = issued),
   });
-  rental.invoice = invoice;
   await em.flush();
   return { price, invoice };
 }
