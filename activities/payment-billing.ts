@@ -3,7 +3,7 @@
 // wrote, after the activity's transaction committed. The API's commands (api/shared/payment-commands.ts)
 // start their payments through the same function.
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Payment } from '../db/entities/Payment.js';
 import { Invoice } from '../db/entities/Invoice.js';
 import { inTenantTransaction, tenantEm } from '../db/orm.js';
@@ -85,7 +85,20 @@ export async function autoBillInvoice(
 ): Promise<Payment | null> {
   const em = tenantEm(deps.orm, tenant);
   const invoice = await em.findOne(Invoice, invoiceId, { populate: ['rental', 'booking'] });
-  if (!invoice || invoice.refundedInvoice) return null;
+  if (!invoice) return null;
+  return autoBillLoadedInvoice(deps, em, tenant, invoice, idempotencyKey);
+}
+
+/** {@link autoBillInvoice} of an invoice read (with its rental and booking) through `em`. */
+async function autoBillLoadedInvoice(
+  deps: AutoBillDeps,
+  em: EntityManager,
+  tenant: string,
+  invoice: Invoice,
+  idempotencyKey: string,
+): Promise<Payment | null> {
+  const invoiceId = invoice.id;
+  if (invoice.refundedInvoice) return null;
   const branchId = invoice.rental?.branch.id ?? invoice.booking?.branch.id;
   const settings = await settingOrDefaults<AutoBillSettings>(
     em,
@@ -132,10 +145,16 @@ export async function autoBillInvoiceOf(
   idempotencyKey: string,
 ): Promise<void> {
   const where = 'rentalId' in subject ? { rental: subject.rentalId } : { booking: subject.bookingId };
-  const invoice = await tenantEm(deps.orm, tenant).findOne(Invoice, { ...where, refundedInvoice: null });
+  const em = tenantEm(deps.orm, tenant);
+  // Read once, with what the bill's setting needs (the branch of its rental or booking).
+  const invoice = await em.findOne(
+    Invoice,
+    { ...where, refundedInvoice: null },
+    { populate: ['rental', 'booking'] },
+  );
   if (!invoice) return;
   try {
-    await autoBillInvoice(deps, tenant, invoice.id, idempotencyKey);
+    await autoBillLoadedInvoice(deps, em, tenant, invoice, idempotencyKey);
   } catch (error) {
     if (!isDomainError(error)) throw error;
   }
