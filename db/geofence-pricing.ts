@@ -14,21 +14,26 @@ import { Voucherable } from './entities/Voucherable.js';
 import { Vehicle } from './entities/Vehicle.js';
 import type { Rental } from './entities/Rental.js';
 import { branchAncestry } from './branches.js';
-import { geofencePromotionsAt, grantGeofencePromotion } from './vouchers.js';
+import { geofenceTemplatesAt, grantGeofencePromotion, visiblePromotions } from './vouchers.js';
 import { voucherMayMove } from '../domain/benefits.js';
 import type { LatLng } from '../domain/geofence.js';
 import type { PricingSurcharge } from '../domain/pricing-benefits.js';
 import { customerPassesGates, geofenceTypes } from '../domain/voucherables.js';
 
-/** Whether the tenant ever had geofence templates (any state): else no rental of it carries their vouchers. */
-export async function tenantHasGeofenceTemplates(em: EntityManager): Promise<boolean> {
+/**
+ * Whether the tenant ever had geofence templates (any state: else no rental of it carries their vouchers)
+ * and whether one is ACTIVE (else none is granted), in one statement.
+ */
+export async function tenantGeofenceTemplates(em: EntityManager): Promise<{ any: boolean; active: boolean }> {
   const tenant = em.getFilterParams<{ tenantId?: string }>(TENANT_FILTER)?.tenantId;
-  const [row] = await em.execute<[{ found: boolean }]>(
+  const [row] = await em.execute<[{ any: boolean; active: boolean }]>(
     `select exists (select 1 from voucherable where tenant_id = ?
-                      and type in ('GeoFencePromotion', 'GeoFenceSurcharge')) as found`,
-    [tenant],
+                      and type in ('GeoFencePromotion', 'GeoFenceSurcharge')) as any,
+            exists (select 1 from voucherable where tenant_id = ? and status = 'ACTIVE' and deleted_at is null
+                      and type in ('GeoFencePromotion', 'GeoFenceSurcharge')) as active`,
+    [tenant, tenant],
   );
-  return row.found;
+  return row;
 }
 
 /** Whether a voucher was granted for one rental by its position (never applies to another rental). */
@@ -50,32 +55,38 @@ export interface RentalGeofenceContext {
  * Grants the rental the geofence promotions and surcharges in force at its recorded start position (at its
  * start) and end position (at its end) that the customer's annotations and the vehicle category admit,
  * each template once per rental (`grantGeofencePromotion`), valid from `at`. Call it inside the step's
- * transaction. One indexed statement first: a tenant without ACTIVE geofence templates reads nothing more.
+ * transaction. One indexed statement first (unless the caller says whether ACTIVE templates exist,
+ * `activeTemplates`): a tenant without ACTIVE geofence templates reads nothing more. The templates of both
+ * points are read at once.
  */
 export async function grantRentalGeofenceVouchers(
   em: EntityManager,
   context: RentalGeofenceContext,
   at: Date,
+  activeTemplates?: boolean,
 ): Promise<void> {
   const points = [context.start, context.end].filter(
     (point): point is { position: LatLng; at: Date } => point?.position != null && point.at != null,
   );
   if (points.length === 0) return;
-  const tenant = em.getFilterParams<{ tenantId?: string }>(TENANT_FILTER)?.tenantId;
-  const [row] = await em.execute<[{ found: boolean }]>(
-    `select exists (select 1 from voucherable where tenant_id = ? and status = 'ACTIVE' and deleted_at is null
-                      and type in ('GeoFencePromotion', 'GeoFenceSurcharge')) as found`,
-    [tenant],
-  );
-  if (!row.found) return;
+  if (activeTemplates === undefined) {
+    const tenant = em.getFilterParams<{ tenantId?: string }>(TENANT_FILTER)?.tenantId;
+    const [row] = await em.execute<[{ found: boolean }]>(
+      `select exists (select 1 from voucherable where tenant_id = ? and status = 'ACTIVE' and deleted_at is null
+                        and type in ('GeoFencePromotion', 'GeoFenceSurcharge')) as found`,
+      [tenant],
+    );
+    activeTemplates = row.found;
+  }
+  if (!activeTemplates) return;
+  const visible = await visiblePromotions(em, {
+    branchId: context.branchId,
+    at: new Date(Math.min(...points.map((point) => point.at.getTime()))),
+    types: geofenceTypes,
+  });
   const found = new Map<number, Voucherable>();
   for (const point of points)
-    for (const template of await geofencePromotionsAt(em, {
-      branchId: context.branchId,
-      position: point.position,
-      at: point.at,
-    }))
-      found.set(template.id, template);
+    for (const template of geofenceTemplatesAt(visible, point)) found.set(template.id, template);
   if (found.size === 0) return;
   const annotations = (await em.find(AnnotationAssignment, { customerId: context.customerId })).map(
     (assignment) => assignment.annotation.id,
@@ -173,7 +184,9 @@ export async function finalRentalGeofence(
   where: { branchId: number; vehicleCategoryId: number | null } | null = null,
 ): Promise<RentalGeofenceVouchers> {
   const none: RentalGeofenceVouchers = { vouchers: [], promotionIds: [], surcharges: [] };
-  if (!rental.startedAt || !(await tenantHasGeofenceTemplates(em))) return none;
+  if (!rental.startedAt) return none;
+  const templates = await tenantGeofenceTemplates(em);
+  if (!templates.any) return none;
   const context: RentalGeofenceContext = {
     rentalId: rental.id,
     customerId: rental.customer.id,
@@ -183,7 +196,7 @@ export async function finalRentalGeofence(
     start: { position: rental.startPosition, at: rental.startedAt },
     end: { position: rental.endPosition, at: rental.endedAt ?? at },
   };
-  if (!frozen) await grantRentalGeofenceVouchers(em, context, rental.endedAt ?? at);
+  if (!frozen) await grantRentalGeofenceVouchers(em, context, rental.endedAt ?? at, templates.active);
   return rentalGeofenceVouchers(em, context);
 }
 

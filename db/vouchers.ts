@@ -513,11 +513,24 @@ export async function geofencePromotionsAt(
   em: EntityManager,
   input: { branchId: number; position: LatLng; at: Date },
 ): Promise<Voucherable[]> {
-  const { templates, timeZoneId } = await visiblePromotions(em, { ...input, types: geofenceTypes });
-  return templates.filter(
+  const visible = await visiblePromotions(em, { ...input, types: geofenceTypes });
+  return geofenceTemplatesAt(visible, input);
+}
+
+/**
+ * Of the visible geofence templates (`visiblePromotions` at `point.at` or earlier), those in force at the
+ * point: still valid then, their area contains it and their weekly window is open. Several points
+ * (a rental's start and end) share one read of the templates, at the earliest of their instants.
+ */
+export function geofenceTemplatesAt(
+  visible: { templates: readonly Voucherable[]; timeZoneId: string },
+  point: { position: LatLng; at: Date },
+): Voucherable[] {
+  return visible.templates.filter(
     (template) =>
+      (template.validUntil == null || template.validUntil > point.at) &&
       template.geofence != null &&
-      geofenceContains(template.geofence, input.position) &&
+      geofenceContains(template.geofence, point.position) &&
       template.weekdays != null &&
       template.recurrenceStart != null &&
       template.durationMinutes != null &&
@@ -527,8 +540,8 @@ export async function geofencePromotionsAt(
           recurrenceStart: template.recurrenceStart,
           durationMinutes: template.durationMinutes,
         },
-        input.at,
-        timeZoneId,
+        point.at,
+        visible.timeZoneId,
       ),
   );
 }
