@@ -124,9 +124,11 @@ async function minutesUntilBerlinDaytime(atLeast: number): Promise<number> {
         hourCycle: 'h23',
       }).format(new Date(ms)),
     );
+  // A start from 07:00 to 19:59 keeps the start and two hours after it (the booking and its cooldowns)
+  // inside 06:00–23:00 on the same local day; the hour of a later time wraps past midnight to 0.
   for (let minutes = atLeast; ; minutes += 30) {
-    const start = now + minutes * MINUTE;
-    if (berlinHour(start) >= 7 && berlinHour(start + 120 * MINUTE) <= 21) return minutes;
+    const hour = berlinHour(now + minutes * MINUTE);
+    if (hour >= 7 && hour <= 19) return minutes;
   }
 }
 
