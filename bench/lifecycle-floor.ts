@@ -9,7 +9,8 @@
 //   transition's statement, the charge one (payment, attempt, invoice, event); every write keyed, so a
 //   retried activity writes nothing twice;
 // - `mqtt`: each vehicle step's command to a device over the broker (QoS 1, as fleetflow) and its reply;
-// - `http`: each step one JSON call to a bare `node:http` server with a bearer token, as the API is called.
+// - `http`: each step one JSON call to a bare `node:http` server with a bearer token, as the API is called;
+// - `reads`: the read before and the read after that each such call has to make (`FloorParts.reads`).
 // No validation, no authorization reads, no pricing rules, no read model, no answer beyond the state.
 //
 // bench/rental-lifecycle.ts runs it beside fleetflow and bare Temporal with BENCH_FLOOR=1.
@@ -40,6 +41,13 @@ export interface FloorParts {
   sql: boolean;
   mqtt: boolean;
   http: boolean;
+  /**
+   * With `http` and `sql`: the two reads each call of the contract must make besides its writes, the
+   * rental's branch before the operation (an operator's permission is branch-scoped) and the rental's
+   * view after it (the answer the contract describes); a creation reads the vehicle before and the view
+   * after.
+   */
+  reads?: boolean;
 }
 
 export interface LifecycleFloorOptions {
@@ -67,7 +75,7 @@ const schemaStatements = (schema: string) => [
   `create table ${schema}.vehicle (id int primary key, rental_state text, locked boolean not null,
      updated_at timestamptz not null)`,
   `create table ${schema}.rental (id bigint primary key, vehicle_id int not null references ${schema}.vehicle,
-     state text not null, started_at timestamptz, ended_at timestamptz, updated_at timestamptz not null)`,
+     branch_id int not null default 1, state text not null, started_at timestamptz, ended_at timestamptz, updated_at timestamptz not null)`,
   `create table ${schema}.event (id bigserial primary key, rental_id bigint not null, type text not null,
      idempotency_key text not null unique, created_at timestamptz not null)`,
   `create table ${schema}.vehicle_command (command_id text primary key, vehicle_id int not null,
@@ -89,6 +97,10 @@ function floorStatements(s: string) {
     `ev as (insert into ${s}.event (rental_id, type, idempotency_key, created_at)
               values ($1, '${type}', $2, now()) on conflict (idempotency_key) do nothing returning id)`;
   return {
+    vehicleBefore: `select id, rental_state, locked from ${s}.vehicle where id = $1`,
+    rentalBefore: `select branch_id, state from ${s}.rental where id = $1`,
+    view: `select r.id, r.branch_id, r.state, r.started_at, r.ended_at, v.id as vehicle_id, v.locked, v.rental_state
+      from ${s}.rental r join ${s}.vehicle v on v.id = r.vehicle_id where r.id = $1`,
     reserve: `with ${event('RENTAL_RESERVATION')},
       r as (insert into ${s}.rental (id, vehicle_id, state, updated_at)
               select $1, $3, 'RESERVATION', now() from ev on conflict (id) do nothing returning vehicle_id)
@@ -276,12 +288,20 @@ export async function runLifecycleFloor(options: LifecycleFloorOptions): Promise
             lane?: number;
           };
           const match = /^\/rentals\/(\d+)\/operation$/.exec(request.url ?? '');
+          const read = (text: string, id: number) =>
+            parts.reads && pool
+              ? pool.query(text, [id]).then(({ rows }) => rows[0])
+              : Promise.resolve(undefined);
           const call = match
-            ? operate(Number(match[1]), body.operationType!).then((state) => ({
-                id: Number(match[1]),
-                state,
-              }))
-            : create(body.lane ?? 0).then((id) => ({ id, state: 'RESERVATION' }));
+            ? read(statements.rentalBefore, Number(match[1]))
+                .then(() => operate(Number(match[1]), body.operationType!))
+                .then(
+                  async (state) =>
+                    (await read(statements.view, Number(match[1]))) ?? { id: Number(match[1]), state },
+                )
+            : read(statements.vehicleBefore, (body.lane ?? 0) + 1)
+                .then(() => create(body.lane ?? 0))
+                .then(async (id) => (await read(statements.view, id)) ?? { id, state: 'RESERVATION' });
           call.then(
             (result) => answer(response, 200, result),
             (error: unknown) => answer(response, 409, { errorCode: 'R201', userMessage: String(error) }),

@@ -16,10 +16,11 @@
 // only during its own rounds (a fresh tenant each), so the baseline has the CPU to itself, like
 // fleetflow had. Neither warms up: each round's first lifecycles include its worker's cold start.
 //
-// BENCH_FLOOR=1 adds two more sides to the rounds (bench/lifecycle-floor.ts): the floor's Temporal shape
-// alone (bare's plus the state search attribute and a payment workflow per lifecycle) and the whole
-// floor (that shape with its rows in PostgreSQL, commands over MQTT and calls over HTTP, hand-written):
-// what any implementation of the lifecycle costs here, so fleetflow's ratio reads against a reachable one.
+// BENCH_FLOOR=1 adds three more sides to the rounds (bench/lifecycle-floor.ts): the floor's Temporal shape
+// alone (bare's plus the state search attribute and a payment workflow per lifecycle), the whole floor
+// (that shape with its rows in PostgreSQL, commands over MQTT and calls over HTTP, hand-written), and the
+// whole floor with the read before and after that every call of the contract makes: what any
+// implementation of the lifecycle costs here, so fleetflow's ratio reads against a reachable one.
 import { Customer } from '../db/entities/Customer.js';
 import { PaymentSource } from '../db/entities/PaymentSource.js';
 import { Vehicle } from '../db/entities/Vehicle.js';
@@ -177,6 +178,7 @@ const clusterBaselineRuns: LifecycleBenchResult[] = [];
 const withFloor = process.env.BENCH_FLOOR === '1';
 const floorShapeRuns: LifecycleBenchResult[] = [];
 const floorRuns: LifecycleBenchResult[] = [];
+const floorReadRuns: LifecycleBenchResult[] = [];
 const runFloor = (parts: FloorParts) =>
   runLifecycleFloor({
     address: devServerAddress,
@@ -198,6 +200,7 @@ for (let round = 0; round < rounds; round += 1) {
   if (withFloor) {
     floorShapeRuns.push(await runFloor({ sql: false, mqtt: false, http: false }));
     floorRuns.push(await runFloor({ sql: true, mqtt: true, http: true }));
+    floorReadRuns.push(await runFloor({ sql: true, mqtt: true, http: true, reads: true }));
   }
   if (cluster) {
     clusterFleetflowRuns.push(await runFleetflow(round + 1, cluster.address));
@@ -238,6 +241,7 @@ console.log(
 if (withFloor) {
   const floorShape = mergeResults(floorShapeRuns);
   const floor = mergeResults(floorRuns);
+  const floorReads = mergeResults(floorReadRuns);
   console.log('\n--- the floor (BENCH_FLOOR=1, bench/lifecycle-floor.ts), in the same rounds ---\n');
   console.log(
     formatResult('floor, Temporal shape only (state attribute, payment workflow)', floorShape, 'updates'),
@@ -246,7 +250,15 @@ if (withFloor) {
     formatResult('floor, whole (rows in PostgreSQL, MQTT commands, HTTP calls)', floor, 'API calls'),
   );
   console.log(formatRatio(floorShape, baseline, 'floor shape ÷ bare Temporal'));
+  console.log(
+    formatResult(
+      'floor with the reads every call makes (branch before, view after)',
+      floorReads,
+      'API calls',
+    ),
+  );
   console.log(formatRatio(floor, baseline, 'whole floor ÷ bare Temporal'));
+  console.log(formatRatio(floorReads, baseline, 'floor with its reads ÷ bare Temporal'));
   console.log(formatRatio(fleetflow, floor, 'fleetflow ÷ whole floor'));
 }
 
