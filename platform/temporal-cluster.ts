@@ -6,7 +6,7 @@
 // own image renders (its embedded, environment-driven template: `temporal-server start` with DB=postgres12,
 // POSTGRES_SEEDS, …), and ops/temporal/setup.sh, the script docker-compose's admin-tools one-shots run,
 // sets up the schemas, the namespace and the search attributes: what runs here is what compose runs.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import net from 'node:net';
@@ -15,6 +15,7 @@ import { repoRoot } from './config.js';
 import { ensureGoBinaries, type GoBuildSpec } from './go-binaries.js';
 import { freePort, isPortOpen } from './net.js';
 import { isProcessAlive, readCommandLine, terminatePid } from './process-group.js';
+import { terminateChild, trackExit } from './child-processes.js';
 
 export const TEMPORAL_SERVER_VERSION = '1.32.0';
 export const TEMPORAL_UI_SERVER_VERSION = '2.55.0';
@@ -315,7 +316,7 @@ export async function startTemporalCluster(options: TemporalClusterOptions): Pro
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
-      await terminate(child, exit.promise);
+      await terminateChild(child, exit.promise, STOP_GRACE_MS);
       process.off('exit', killOnExit);
       await fs.rm(pidFile, { force: true });
       await Promise.all([serverLog.close(), setupLog.close()]);
@@ -426,7 +427,7 @@ export async function startTemporalUi(
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
-      await terminate(child, exit.promise);
+      await terminateChild(child, exit.promise, STOP_GRACE_MS);
       process.off('exit', killOnExit);
       await log.close();
     })();
@@ -464,40 +465,6 @@ function uiConfig(options: TemporalUiOptions, origin: string): string {
     `  allowOrigins: [${JSON.stringify(origin)}]`,
     '',
   ].join('\n');
-}
-
-interface ExitTracker {
-  promise: Promise<void>;
-  description?: string;
-}
-
-function trackExit(child: ChildProcess): ExitTracker {
-  const tracker: ExitTracker = { promise: Promise.resolve() };
-  tracker.promise = new Promise<void>((resolve) => {
-    child.once('error', (err) => {
-      tracker.description = `could not be started: ${err.message}`;
-      resolve();
-    });
-    child.once('exit', (code, signal) => {
-      tracker.description ??= `exited with ${signal ? `signal ${signal}` : `code ${code}`}`;
-      resolve();
-    });
-  });
-  return tracker;
-}
-
-async function terminate(child: ChildProcess, exited: Promise<void>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-  child.kill('SIGTERM');
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(true), STOP_GRACE_MS);
-  });
-  if (await Promise.race([exited.then(() => false), timedOut])) {
-    child.kill('SIGKILL');
-    await exited;
-  }
-  clearTimeout(timer);
 }
 
 /**

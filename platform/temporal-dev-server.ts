@@ -1,10 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { freePort, isPortOpen } from './net.js';
 import { isProcessAlive, readCommandLine, terminatePid } from './process-group.js';
+import { terminateChild, trackExit, type ExitTracker } from './child-processes.js';
 
 /** Options for startTemporalDevServer. */
 export interface TemporalDevServerOptions {
@@ -72,7 +73,7 @@ export async function startTemporalDevServer(
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
-      await terminateChild(child, exit.promise);
+      await terminateChild(child, exit.promise, KILL_AFTER_MS);
       process.off('exit', killOnExit);
       if (dbFile) await fs.rm(pidFileFor(dbFile), { force: true });
       await log.close();
@@ -134,26 +135,6 @@ export function devServerArgs(options: {
   return args;
 }
 
-interface ExitTracker {
-  promise: Promise<void>;
-  description?: string;
-}
-
-function trackExit(child: ChildProcess): ExitTracker {
-  const tracker: ExitTracker = { promise: Promise.resolve() };
-  tracker.promise = new Promise<void>((resolve) => {
-    child.once('error', (err) => {
-      tracker.description = `could not be started: ${err.message}`;
-      resolve();
-    });
-    child.once('exit', (code, signal) => {
-      tracker.description ??= `exited with ${signal ? `signal ${signal}` : `code ${code}`}`;
-      resolve();
-    });
-  });
-  return tracker;
-}
-
 /** Polls cheaply (TCP first, then describeNamespace) until the frontend serves the namespace. */
 async function waitUntilReady(
   address: string,
@@ -194,20 +175,6 @@ async function waitUntilReady(
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-}
-
-async function terminateChild(child: ChildProcess, exited: Promise<void>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-  child.kill('SIGTERM');
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(true), KILL_AFTER_MS);
-  });
-  if (await Promise.race([exited.then(() => false), timedOut])) {
-    child.kill('SIGKILL');
-    await exited;
-  }
-  clearTimeout(timer);
 }
 
 async function assertPortsFree(host: string, ports: Array<number | undefined>): Promise<void> {

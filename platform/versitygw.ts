@@ -2,8 +2,7 @@
 // the tests: a Go module, provisioned once into the cache from the Go module proxy (`go install`, like
 // stripe-mock), never at run time by the application, and started over a data directory (its POSIX
 // backend: buckets are directories, objects files, metadata extended attributes or a sidecar directory).
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { constants as fsConstants } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -11,6 +10,7 @@ import { promisify } from 'node:util';
 import type { FleetflowConfig } from './config.js';
 import { freePort, isPortOpen } from './net.js';
 import { provisionOnce, removeIfStale } from './provisioning.js';
+import { isExecutableFile, terminateChild } from './child-processes.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -165,7 +165,7 @@ async function startOnce(
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
-      await terminate(child, exited);
+      await terminateChild(child, exited, 5_000);
       process.off('exit', killOnExit);
     })();
     return stopping;
@@ -201,30 +201,5 @@ async function startOnce(
   } catch (err) {
     await stop();
     throw err;
-  }
-}
-
-async function terminate(child: ChildProcess, exited: Promise<void>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-  child.kill('SIGTERM');
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(true), 5000);
-  });
-  if (await Promise.race([exited.then(() => false), timedOut])) {
-    child.kill('SIGKILL');
-    await exited;
-  }
-  clearTimeout(timer);
-}
-
-async function isExecutableFile(file: string): Promise<boolean> {
-  try {
-    const stat = await fs.stat(file);
-    if (!stat.isFile() || stat.size === 0) return false;
-    await fs.access(file, fsConstants.X_OK);
-    return true;
-  } catch {
-    return false;
   }
 }
