@@ -26,7 +26,7 @@ import { loadConfig } from '../platform/config.js';
 import { freePort } from '../platform/net.js';
 import { ensureStripeMock, startStripeMock, type StripeMockServer } from '../platform/stripe-mock.js';
 import { expectError } from './support/http.js';
-import { billAndPay, openInvoice, payingCustomer } from './support/payments.js';
+import { billAndPay, openInvoice, payingCustomer, financeOf } from './support/payments.js';
 import { startSession, type Session } from './support/session.js';
 
 const secretKey = 'sk_test_fleetflow';
@@ -589,13 +589,7 @@ describe('the Stripe adapter against stripe-mock', () => {
 
     test('a payment charged through Stripe, then disputed by a Stripe-signed webhook', async () => {
       const { backend, seed } = session;
-      const finance = {
-        orm: backend.orm,
-        tenant: seed.tenant,
-        client: backend.client,
-        taskQueue: backend.taskQueue,
-        paymentGateways: backend.paymentGateways,
-      };
+      const finance = financeOf(backend, seed.tenant);
       const customer = await payingCustomer(finance, seed.customerIds[0]!, 'pm_card_visa');
       const invoice = await openInvoice(finance, customer, ['42.00']);
       const started = await billAndPay(finance, invoice.id);

@@ -13,7 +13,13 @@ import { sandboxOf } from '../platform/payment-gateway/index.js';
 import type { SandboxGateway } from '../platform/payment-gateway/sandbox-setups.js';
 import { sandboxTokens } from '../platform/payment-gateway/sandbox.js';
 import { expectError } from './support/http.js';
-import { billAndPay, openInvoice, payingCustomer, type FinanceBackend } from './support/payments.js';
+import {
+  billAndPay,
+  openInvoice,
+  payingCustomer,
+  type FinanceBackend,
+  financeOf,
+} from './support/payments.js';
 import { startSession, type Session } from './support/session.js';
 import { eventually } from './support/invoices.js';
 import { chargeRequest, secretOf } from './support/sandbox-gateway.js';
@@ -28,13 +34,7 @@ describe('webhooks and the challenge page over HTTP', () => {
     session = await startSession({ rival: true });
     sandbox = sandboxOf(session.backend.paymentGateways)!;
     const { backend } = session;
-    finance = {
-      orm: backend.orm,
-      tenant: session.seed.tenant,
-      client: backend.client,
-      taskQueue: backend.taskQueue,
-      paymentGateways: backend.paymentGateways,
-    };
+    finance = financeOf(backend, session.seed.tenant);
   });
   afterAll(async () => session?.stop());
 

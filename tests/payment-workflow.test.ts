@@ -44,6 +44,7 @@ import {
   openInvoice,
   payingCustomer,
   type FinanceBackend,
+  financeOf,
 } from './support/payments.js';
 
 let stack: HttpStack;
@@ -53,13 +54,7 @@ const HOUR_MS = 3_600_000;
 beforeAll(async () => {
   stack = await startHttpStack({ timeSkipping: true });
   const { backend } = stack;
-  finance = {
-    orm: backend.orm,
-    tenant: backend.seed.tenant,
-    client: backend.client,
-    taskQueue: backend.taskQueue,
-    paymentGateways: backend.paymentGateways,
-  };
+  finance = financeOf(backend);
 }, 120_000);
 
 afterAll(async () => {

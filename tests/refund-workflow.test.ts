@@ -16,6 +16,7 @@ import {
   openInvoice,
   payingCustomer,
   type FinanceBackend,
+  financeOf,
 } from './support/payments.js';
 
 let backend: TestBackend;
@@ -23,13 +24,7 @@ let finance: FinanceBackend;
 
 beforeAll(async () => {
   backend = await startTestBackend();
-  finance = {
-    orm: backend.orm,
-    tenant: backend.seed.tenant,
-    client: backend.client,
-    taskQueue: backend.taskQueue,
-    paymentGateways: backend.paymentGateways,
-  };
+  finance = financeOf(backend);
 }, 120_000);
 
 afterAll(async () => {

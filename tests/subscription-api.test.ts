@@ -5,7 +5,7 @@
 import { Voucher } from '../db/entities/Voucher.js';
 import { periodVoucherReference } from '../domain/subscription.js';
 import { expectError, type CallOptions, type Reply } from './support/http.js';
-import { payingCustomer, type FinanceBackend } from './support/payments.js';
+import { payingCustomer, type FinanceBackend, financeOf } from './support/payments.js';
 import { startSession, type Session } from './support/session.js';
 import { createPlan, type SubscriptionBackend } from './support/subscriptions.js';
 
@@ -15,13 +15,7 @@ let finance: FinanceBackend & SubscriptionBackend;
 beforeAll(async () => {
   session = await startSession({ timeSkipping: true, rival: true });
   const { backend } = session;
-  finance = {
-    orm: backend.orm,
-    tenant: backend.seed.tenant,
-    client: backend.client,
-    taskQueue: backend.taskQueue,
-    paymentGateways: backend.paymentGateways,
-  };
+  finance = financeOf(backend);
 }, 120_000);
 
 afterAll(async () => {

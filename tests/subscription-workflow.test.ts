@@ -21,7 +21,7 @@ import {
 } from '../workflows/subscription.messages.js';
 import type { subscriptionWorkflow } from '../workflows/subscription.js';
 import { startTestBackend, type TestBackend } from './support/stack.js';
-import { addDefaultSource, payingCustomer, type FinanceBackend } from './support/payments.js';
+import { addDefaultSource, payingCustomer, type FinanceBackend, financeOf } from './support/payments.js';
 import {
   createPlan,
   subscribeAt,
@@ -35,13 +35,7 @@ const DAY = 86_400_000;
 
 beforeAll(async () => {
   backend = await startTestBackend({ timeSkipping: true });
-  finance = {
-    orm: backend.orm,
-    tenant: backend.seed.tenant,
-    client: backend.client,
-    taskQueue: backend.taskQueue,
-    paymentGateways: backend.paymentGateways,
-  };
+  finance = financeOf(backend);
 }, 120_000);
 
 afterAll(async () => {

@@ -24,6 +24,15 @@ export interface FinanceBackend {
   paymentGateways: PaymentGateways;
 }
 
+/** The FinanceBackend of a started backend (its ORM, Temporal client, task queue and gateways), for `tenant`. */
+export function financeOf(
+  backend: Omit<FinanceBackend, 'tenant'> & { seed: { tenant: string } },
+  tenant = backend.seed.tenant,
+): FinanceBackend {
+  const { orm, client, taskQueue, paymentGateways } = backend;
+  return { orm, tenant, client, taskQueue, paymentGateways };
+}
+
 let customers = 0;
 
 /** A fresh customer (of the seeded one's business unit) whose default payment source has this sandbox token. */
