@@ -21,6 +21,7 @@ import { tenantEm } from '../db/orm.js';
 import { AUTO_BILL_SETTING_KEY, DAY_MS, PAYMENT_RETRY_SETTING_KEY } from '../domain/finance.js';
 import { DomainError } from '../domain/errors.js';
 import {
+  closePaymentUpdate,
   paymentStatusQuery,
   paymentWorkflowId,
   retryPaymentUpdate,
@@ -81,8 +82,7 @@ async function settled(
   const deadline = Date.now() + 30_000;
   for (;;) {
     const snapshot = await handle.query(paymentStatusQuery);
-    if (done(snapshot) && !(snapshot as { operationInProgress?: string }).operationInProgress)
-      return snapshot;
+    if (done(snapshot) && !snapshot.operationInProgress) return snapshot;
     if (Date.now() > deadline) throw new Error(`payment still ${snapshot.state}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -204,6 +204,28 @@ test('a gateway that does not answer is retried with the same key: one attempt, 
       [attempts[0]!.idempotencyKey],
     );
   expect(rows[0]!.count).toBe('1');
+});
+
+test('a withdrawal sent while an attempt runs waits for it and answers from the state it left; other closes are refused at once', async () => {
+  // tok_sandbox_timeout keeps the first attempt busy (3 s here), then books the charge on the activity's retry.
+  const { handle } = await pay('tok_sandbox_timeout');
+  const deadline = Date.now() + 30_000;
+  while (!(await handle.query(paymentStatusQuery)).operationInProgress) {
+    if (Date.now() > deadline) throw new Error('the first attempt never ran');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const close = (event: 'COLLECTIONS' | 'WITHDRAWN') =>
+    handle.executeUpdate(closePaymentUpdate, { args: [{ requestedBy: 'operator:test', event }] });
+  // An operator's close meets the busy payment and is refused by the validator: not in the history.
+  expect(await refusedCode(close('COLLECTIONS'))).toBe('I124');
+  // A purchase's withdrawal is accepted and waits for the attempt, which leaves the payment PAID: no
+  // transition to WITHDRAWN from there, so the handler refuses it (F207) and the payment stays PAID.
+  expect(await refusedCode(close('WITHDRAWN'))).toBe('F207');
+  expect((await handle.result()).state).toBe('PAID');
+  const accepted = (await handle.fetchHistory()).events!.filter(
+    (event) => event.workflowExecutionUpdateAcceptedEventAttributes,
+  );
+  expect(accepted).toHaveLength(1);
 });
 
 test('a stolen card is a hard decline: FAILED at once', async () => {

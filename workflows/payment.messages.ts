@@ -57,6 +57,9 @@ export function paymentWorkflowStartOptions(input: PaymentWorkflowInput, taskQue
 }
 
 /** The workflow's view of its payment; returned by updates and the status query. */
+/** A payment workflow's steps: one runs at a time, and the status query names it while it runs. */
+export type PaymentStepName = 'ATTEMPT' | 'RETRY' | 'CLOSE' | 'CHALLENGE' | 'GIVE_UP';
+
 export interface PaymentWorkflowSnapshot {
   paymentId: number;
   state: PaymentState;
@@ -64,6 +67,8 @@ export interface PaymentWorkflowSnapshot {
   /** AWAITING_RETRY: epoch ms of the next automatic attempt. */
   nextRetryAtMs: number | null;
   challenge: PaymentChallenge | null;
+  /** The step running now (its validators refuse other operations meanwhile), absent when idle. */
+  operationInProgress?: PaymentStepName;
 }
 
 /** Who asks: an operator, the customer or `system`. */

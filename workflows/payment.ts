@@ -29,6 +29,7 @@ import {
   type ChallengeResolved,
   type ClosePaymentRequest,
   type PaymentRequested,
+  type PaymentStepName,
   type PaymentWorkflowInput,
   type PaymentWorkflowSnapshot,
 } from './payment.messages.js';
@@ -51,10 +52,8 @@ const records = proxyActivities<PaymentActivities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
-/** The step in progress (refused updates name it). */
-type PaymentStepName = 'ATTEMPT' | 'RETRY' | 'CLOSE' | 'CHALLENGE' | 'GIVE_UP';
-
-type Snapshot = PaymentWorkflowSnapshot & { operationInProgress?: PaymentStepName };
+/** How long a withdrawal waits for the step it met (the declined attempt's) before it is refused. */
+const WITHDRAWAL_WAIT = '10 seconds';
 
 /** States the workflow never leaves: it ends there. */
 const endStates: readonly PaymentState[] = ['PAID', 'FAILED', 'COLLECTIONS', 'DISPUTED'];
@@ -78,7 +77,7 @@ const challengeAnswers: Record<
 };
 
 /** One payment in its workflow: its snapshot, its attempts and the waits between them. */
-class PaymentProcess extends EntityProcess<PaymentStepName, Snapshot> {
+class PaymentProcess extends EntityProcess<PaymentStepName, PaymentWorkflowSnapshot> {
   /** `finance.payment.retry`, read by the first attempt. */
   private settings: PaymentRetrySettings | null;
   /** After a failed challenge: when the wait for a manual retry ends. */
@@ -192,17 +191,37 @@ class PaymentProcess extends EntityProcess<PaymentStepName, Snapshot> {
     });
   }
 
-  /** closePayment's validator: the table's COLLECTIONS or PAID_EXTERNALLY (I124 / F207 otherwise). */
+  /**
+   * closePayment's validator: the table's COLLECTIONS or PAID_EXTERNALLY (I124 / F207 otherwise), refused
+   * while a step runs. A withdrawal (WITHDRAWN) is taken while a step runs: it comes right after a declined
+   * attempt, whose outcome the row shows a moment before this workflow has recorded it, and waits for it.
+   */
   validateClose(request: ClosePaymentRequest): void {
-    const code = request.event === 'COLLECTIONS' ? 'I124' : 'F207';
-    if (this.snapshot.operationInProgress)
-      throw refusal(code, `the payment is busy (${this.snapshot.operationInProgress})`);
-    if (!paymentTransition(this.snapshot.state, request.event))
-      throw refusal(code, `the payment is ${this.snapshot.state}`);
+    if (this.snapshot.operationInProgress && request.event === 'WITHDRAWN') return;
+    const refused = this.closeRefusal(request);
+    if (refused) throw refused;
   }
 
-  /** closePayment: COLLECTIONS or PAID (externally); the workflow ends. */
-  close(request: ClosePaymentRequest): Promise<PaymentWorkflowSnapshot> {
+  /** Why a close is refused now (busy, or not a transition of the table), or undefined. */
+  private closeRefusal(request: ClosePaymentRequest) {
+    const code = request.event === 'COLLECTIONS' ? 'I124' : 'F207';
+    if (this.snapshot.operationInProgress)
+      return refusal(code, `the payment is busy (${this.snapshot.operationInProgress})`);
+    if (!paymentTransition(this.snapshot.state, request.event))
+      return refusal(code, `the payment is ${this.snapshot.state}`);
+    return undefined;
+  }
+
+  /**
+   * closePayment: COLLECTIONS, PAID (externally) or WITHDRAWN; the workflow ends. A withdrawal taken during
+   * a step waits for it (at most WITHDRAWAL_WAIT), then is checked against the state the step left.
+   */
+  async close(request: ClosePaymentRequest): Promise<PaymentWorkflowSnapshot> {
+    if (this.snapshot.operationInProgress) {
+      await condition(() => !this.snapshot.operationInProgress, WITHDRAWAL_WAIT);
+      const refused = this.closeRefusal(request);
+      if (refused) throw refused;
+    }
     return this.exclusively('CLOSE', async () => {
       await this.record({ event: request.event, requestedBy: request.requestedBy });
       return this.view();

@@ -37,9 +37,6 @@ export function purchaseKeyOf(
   return header ? header : bodyKey;
 }
 
-/** How long a withdrawal waits for the payment's workflow to take the declined attempt. */
-const WITHDRAW_WAIT_MS = 5_000;
-
 /** Payment states after a first attempt that the gateway declined (a soft decline retries no more). */
 export const declinedPaymentStates: readonly PaymentState[] = [
   'AWAITING_RETRY',
@@ -60,18 +57,14 @@ export async function withdrawDeclinedCharge(
   requestedBy: string,
 ): Promise<boolean> {
   if (!declinedPaymentStates.includes(payment.state) || !payment.invoice) return false;
-  // The row shows the attempt's outcome a moment before the workflow has taken it (its step is still
-  // busy and refuses the update): try again briefly while the row still allows the withdrawal.
-  const until = Date.now() + WITHDRAW_WAIT_MS;
-  while (paymentTransition(payment.state, 'WITHDRAWN') !== undefined) {
+  // The row may show the attempt's outcome a moment before the workflow has recorded it: its update
+  // waits for that step (workflows/payment.ts), then closes the payment or refuses if it moved on.
+  if (paymentTransition(payment.state, 'WITHDRAWN') !== undefined) {
     try {
       payment = await closePayment(ctx, payment, 'WITHDRAWN', requestedBy);
-      break;
     } catch (error) {
       if (!(error instanceof WorkflowUpdateFailedError) && !isDomainError(error)) throw error;
-      if (Date.now() >= until) return false;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      // The payment may have moved on meanwhile (an attempt began, or it was paid): then it stays.
+      // The payment moved on meanwhile (an attempt began, or it was paid): then it stays.
       payment = await freshPayment(ctx, payment.id);
     }
   }
