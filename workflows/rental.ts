@@ -68,8 +68,8 @@ const vehicleSteps = proxyActivities<RentalActivities>({
   },
 });
 
-// The steps that only touch PostgreSQL (the reservation, the bill after END, bought minutes, a failed
-// operation's record) as local activities: run by the worker inside the workflow task that asked for
+// The steps that only touch PostgreSQL (the reservation, bought minutes, a failed operation's record; the
+// bill after END only in histories from before patch ended-rental-bill-after-answer-task) as local activities: run by the worker inside the workflow task that asked for
 // them, so each costs no activity task round trip through the server and no extra workflow task, and its
 // result is one marker in the history instead of three events and a new task. Same timeouts and retries;
 // a worker that dies mid-step is noticed when the workflow task times out and the step runs again, under
@@ -421,8 +421,13 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
     }
   }
   await condition(allHandlersFinished);
-  // END has answered the rider; its invoice is billed and its payment started now.
-  if (rental.billingDue) await records().billEndedRental(rental.billingInput);
+  // END has answered the rider; its invoice is billed and its payment started now, in an activity: the
+  // answer leaves with the workflow task that completed the Update, and a local activity here would hold
+  // that task, and the rider's answer with it, until the bill and the payment's start were done.
+  if (rental.billingDue) {
+    const bill = patched('ended-rental-bill-after-answer-task') ? remoteRecords : records();
+    await bill.billEndedRental(rental.billingInput);
+  }
   await notifyBooking(input, snapshot.state);
   return { rentalId: input.rentalId, state: snapshot.state };
 }

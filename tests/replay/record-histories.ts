@@ -81,10 +81,11 @@ group('rental workflow', () => {
   });
 
   // Since END answers before its invoice is billed (patch ended-rental-billed-after-answer): the billing
-  // step follows the answer; since rental-records-as-local-activities, the reservation and the bill are local activities.
-  // rental-start-end.json, rental-start-end-billed-after-answer.json and the *-remote-records files keep
-  // the paths of rentals started before them.
-  test('START then END, billed after END answered, records as local activities', async () => {
+  // step follows the answer; since rental-records-as-local-activities, the reservation is a local activity,
+  // and since ended-rental-bill-after-answer-task the bill is an activity in the task after the answer's.
+  // rental-start-end.json, rental-start-end-billed-after-answer.json, rental-start-end-local-records.json and
+  // the *-remote-records files keep the paths of rentals started before them.
+  test('START then END, billed by an activity after END answered', async () => {
     const { handle, vehicleId } = await reserve(1);
     const operate = (operationType: 'START' | 'END') =>
       handle.executeUpdate(rentalOperationUpdate, {
@@ -95,7 +96,7 @@ group('rental workflow', () => {
     backend.simulator.ride(String(vehicleId), 400);
     expect((await operate('END')).state).toBe('ENDED');
     expect((await settle(backend, handle)).state).toBe('ENDED');
-    await recordHistory('rental-start-end-local-records', handle);
+    await recordHistory('rental-start-end-billed-in-next-task', handle);
   });
 
   test('reservation cancel', async () => {
