@@ -4,7 +4,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { randomBytes } from 'node:crypto';
 import type { Level, Logger } from 'pino';
-import { collectDefaultMetrics, Counter, Histogram, type Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
 /** Route label of requests no route template was recorded for (unknown paths, health, docs, …). */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -75,10 +75,33 @@ export function registryHistogram<L extends string>(
   );
 }
 
-/** prom-client's default process and Node.js metrics on `registry`, once. */
+/**
+ * prom-client's default process and Node.js metrics, once per process: they watch the process (an event
+ * loop delay monitor, a GC observer) and prom-client gives no way to stop them, so a registry given to
+ * them would stay reachable, with every metric on it and whatever their collectors read (the ORM's pool),
+ * for the life of the process. A process that starts and stops its components (the tests, the benchmarks)
+ * would keep each one. They live on this registry of their own instead, and `metricsText` appends them.
+ */
+let processMetrics: Registry | undefined;
+
+/** Registries whose exposition includes the process metrics (`ensureDefaultMetrics`). */
+const withProcessMetrics = new WeakSet<Registry>();
+
+/** Adds the default process and Node.js metrics to `registry`'s exposition (`metricsText`). */
 export function ensureDefaultMetrics(registry: Registry): void {
-  if (registry.getSingleMetric('process_cpu_user_seconds_total')) return;
-  collectDefaultMetrics({ register: registry });
+  if (!processMetrics) {
+    processMetrics = new Registry();
+    collectDefaultMetrics({ register: processMetrics });
+  }
+  withProcessMetrics.add(registry);
+}
+
+/** `registry`'s metrics in the Prometheus text format, with the process metrics when it has them. */
+export async function metricsText(registry: Registry): Promise<string> {
+  const own = await registry.metrics();
+  if (!processMetrics || !withProcessMetrics.has(registry)) return own;
+  const process = await processMetrics.metrics();
+  return own.trim() === '' ? process : `${own.trimEnd()}\n\n${process}`;
 }
 
 /** The route template the route kernel recorded, or {@link UNMATCHED_ROUTE}. */
@@ -102,7 +125,7 @@ function pathOf(req: Request): string {
 /** A `/metrics` handler for `registry` (Prometheus text exposition format). */
 export function metricsHandler(registry: Registry): RequestHandler {
   return async (_req, res) => {
-    const body = await registry.metrics();
+    const body = await metricsText(registry);
     res.setHeader('Content-Type', registry.contentType);
     res.send(body);
   };

@@ -22,7 +22,12 @@ import {
 } from '@temporalio/interceptors-opentelemetry/lib/worker/index.js';
 import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry/lib/workflow/definitions.js';
 import { baseCode } from '../domain/errors.js';
-import { ensureDefaultMetrics, registryCounter, registryHistogram } from '../platform/http-observability.js';
+import {
+  ensureDefaultMetrics,
+  metricsText,
+  registryCounter,
+  registryHistogram,
+} from '../platform/http-observability.js';
 import { activeTelemetry, type Telemetry } from '../platform/telemetry.js';
 import type { ObservabilitySinks, WorkflowOutcomeReport } from '../workflows/observability.messages.js';
 
@@ -269,7 +274,7 @@ export async function startMetricsServer(
       res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' }).end();
       return;
     }
-    registry.metrics().then(
+    metricsText(registry).then(
       (body) => {
         res.writeHead(200, { 'Content-Type': registry.contentType });
         res.end(req.method === 'HEAD' ? undefined : body);

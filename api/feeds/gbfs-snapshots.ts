@@ -317,16 +317,24 @@ export class GbfsSnapshots {
   }
 }
 
-/** Every snapshot store of this process, so an operator's change here is seen at once (others: within a check). */
-const stores = new Set<GbfsSnapshots>();
+/**
+ * Every snapshot store of this process, so an operator's change here is seen at once (others: within a
+ * check). Held weakly: a store lives as long as its app's handler, and an app that was closed (the tests
+ * and benchmarks start many) must not stay reachable through here with its ORM.
+ */
+const stores = new Set<WeakRef<GbfsSnapshots>>();
 
 /** Registers a store for `invalidateFeeds`. */
 export function registerSnapshots(store: GbfsSnapshots): GbfsSnapshots {
-  stores.add(store);
+  stores.add(new WeakRef(store));
   return store;
 }
 
 /** An operator changed a tenant's feed configuration in this process. */
 export function invalidateFeeds(tenant: string): void {
-  for (const store of stores) store.invalidate(tenant);
+  for (const ref of stores) {
+    const store = ref.deref();
+    if (store) store.invalidate(tenant);
+    else stores.delete(ref);
+  }
 }
