@@ -123,6 +123,15 @@ export function paymentTransition(state: PaymentState, event: PaymentEvent): Pay
   return row.from.includes(state) ? row.to : undefined;
 }
 
+/**
+ * The code that refuses closing a payment with this event (its workflow's closePayment, or the row when
+ * the workflow has ended): marking for collection I124, setting paid externally F207, withdrawing a
+ * purchase's declined charge P120 (it is not retried).
+ */
+export function paymentCloseRefusal(event: 'COLLECTIONS' | 'PAID_EXTERNALLY' | 'WITHDRAWN'): ErrorCode {
+  return event === 'COLLECTIONS' ? 'I124' : event === 'WITHDRAWN' ? 'P120' : 'F207';
+}
+
 /** The refusal of a manual retry in a state that does not allow one (P120). */
 export function manualRetryRefusal(state: PaymentState): ErrorCode | undefined {
   return paymentTransition(state, 'MANUAL_RETRY') === undefined ? 'P120' : undefined;

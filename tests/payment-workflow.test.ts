@@ -219,8 +219,9 @@ test('a withdrawal sent while an attempt runs waits for it and answers from the 
   // An operator's close meets the busy payment and is refused by the validator: not in the history.
   expect(await refusedCode(close('COLLECTIONS'))).toBe('I124');
   // A purchase's withdrawal is accepted and waits for the attempt, which leaves the payment PAID: no
-  // transition to WITHDRAWN from there, so the handler refuses it (F207) and the payment stays PAID.
-  expect(await refusedCode(close('WITHDRAWN'))).toBe('F207');
+  // transition to WITHDRAWN from there, so the handler refuses it (P120, the API's code for a refused
+  // withdrawal) and the payment stays PAID.
+  expect(await refusedCode(close('WITHDRAWN'))).toBe('P120');
   expect((await handle.result()).state).toBe('PAID');
   const accepted = (await handle.fetchHistory()).events!.filter(
     (event) => event.workflowExecutionUpdateAcceptedEventAttributes,

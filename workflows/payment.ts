@@ -15,6 +15,7 @@ import type { ChargeAttemptResult, PaymentActivities, PaymentStepInput } from '.
 import {
   DAY_MS,
   manualRetryRefusal,
+  paymentCloseRefusal,
   paymentTransition,
   type PaymentAttemptState,
   type PaymentEvent,
@@ -192,9 +193,10 @@ class PaymentProcess extends EntityProcess<PaymentStepName, PaymentWorkflowSnaps
   }
 
   /**
-   * closePayment's validator: the table's COLLECTIONS or PAID_EXTERNALLY (I124 / F207 otherwise), refused
-   * while a step runs. A withdrawal (WITHDRAWN) is taken while a step runs: it comes right after a declined
-   * attempt, whose outcome the row shows a moment before this workflow has recorded it, and waits for it.
+   * closePayment's validator: the table's COLLECTIONS, PAID_EXTERNALLY or WITHDRAWN (I124, F207, P120
+   * otherwise: `paymentCloseRefusal`), refused while a step runs. A withdrawal is taken while a step runs:
+   * it comes right after a declined attempt, whose outcome the row shows a moment before this workflow
+   * has recorded it, and waits for it.
    */
   validateClose(request: ClosePaymentRequest): void {
     if (this.snapshot.operationInProgress && request.event === 'WITHDRAWN') return;
@@ -204,7 +206,7 @@ class PaymentProcess extends EntityProcess<PaymentStepName, PaymentWorkflowSnaps
 
   /** Why a close is refused now (busy, or not a transition of the table), or undefined. */
   private closeRefusal(request: ClosePaymentRequest) {
-    const code = request.event === 'COLLECTIONS' ? 'I124' : 'F207';
+    const code = paymentCloseRefusal(request.event);
     if (this.snapshot.operationInProgress)
       return refusal(code, `the payment is busy (${this.snapshot.operationInProgress})`);
     if (!paymentTransition(this.snapshot.state, request.event))

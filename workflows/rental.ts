@@ -69,14 +69,14 @@ const vehicleSteps = proxyActivities<RentalActivities>({
 });
 
 // The steps that only touch PostgreSQL (the reservation, bought minutes, a failed operation's record; the
-// bill after END only in histories from before patch ended-rental-bill-after-answer-task) as local activities: run by the worker inside the workflow task that asked for
-// them, so each costs no activity task round trip through the server and no extra workflow task, and its
-// result is one marker in the history instead of three events and a new task. Same timeouts and retries;
-// a worker that dies mid-step is noticed when the workflow task times out and the step runs again, under
-// the same idempotency key, on the next worker. Not the vehicle steps: a local activity holds its
-// workflow task open, and queries and Updates wait for it, while a vehicle may take 15 s to answer and a
-// second operation must be refused at once (R202). Histories recorded before the patch replay with the
-// activities as they were.
+// bill after END only in histories from before patch ended-rental-bill-after-answer-task) as local
+// activities: run by the worker inside the workflow task that asked for them, so each costs no activity
+// task round trip through the server and no extra workflow task, and its result is one marker in the
+// history instead of three events and a new task. Same timeouts and retries; a worker that dies mid-step
+// is noticed when the workflow task times out and the step runs again, under the same idempotency key, on
+// the next worker. Not the vehicle steps: a local activity holds its workflow task open, and queries and
+// Updates wait for it, while a vehicle may take 15 s to answer and a second operation must be refused at
+// once (R202). Histories recorded before the patch replay with the activities as they were.
 const localRecords = proxyLocalActivities<RentalActivities>(recordOptions);
 
 /** The PostgreSQL-only steps as this run takes them: local once the patch is in, else as before. */

@@ -25,6 +25,7 @@ import {
 import { checkRefund } from '../../db/refunds.js';
 import { DomainError, type ErrorCode } from '../../domain/errors.js';
 import {
+  paymentCloseRefusal,
   paymentTransition,
   unpaidInvoiceStates,
   type InvoiceState,
@@ -163,7 +164,7 @@ export async function closePayment(
   event: 'COLLECTIONS' | 'PAID_EXTERNALLY' | 'WITHDRAWN',
   requestedBy: string,
 ): Promise<Payment> {
-  const refusal: ErrorCode = event === 'COLLECTIONS' ? 'I124' : event === 'WITHDRAWN' ? 'P120' : 'F207';
+  const refusal = paymentCloseRefusal(event);
   if (isRunningPaymentState(payment.state)) {
     try {
       await ctx.services.temporal.workflow
