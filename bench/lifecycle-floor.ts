@@ -108,14 +108,13 @@ function floorStatements(s: string) {
     command: `insert into ${s}.vehicle_command (command_id, vehicle_id, rental_id, command, status, sent_at)
       select $1, vehicle_id, id, $2, 'SENT', now() from ${s}.rental where id = $3
       on conflict (command_id) do nothing`,
-    // $3 the rental's new state, $4 the vehicle's lock, $5 the command.
+    // START, PARK, DRIVE: $3 the rental's new state, $4 the vehicle's lock, $5 the command (END: `end`).
     transition: `with ${event('RENTAL_TRANSITION')},
-      r as (update ${s}.rental set state = $3, updated_at = now(),
-              started_at = coalesce(started_at, now()), ended_at = case when $3 = 'ENDED' then now() end
+      r as (update ${s}.rental set state = $3, updated_at = now(), started_at = coalesce(started_at, now())
             where id = $1 and exists (select 1 from ev) returning vehicle_id),
       c as (update ${s}.vehicle_command set status = 'OK', answered_at = now() where command_id = $5)
-      update ${s}.vehicle set rental_state = case when $3 = 'ENDED' then null else 'RENTED' end,
-        locked = $4, updated_at = now() where id = (select vehicle_id from r)`,
+      update ${s}.vehicle set rental_state = 'RENTED', locked = $4, updated_at = now()
+       where id = (select vehicle_id from r)`,
     end: `with ${event('RENTAL_END')},
       r as (update ${s}.rental set state = 'ENDED', updated_at = now(), ended_at = now()
             where id = $1 and exists (select 1 from ev) returning vehicle_id),
