@@ -19,6 +19,7 @@ import {
 } from '../domain/app-events.js';
 import { DEFAULT_LANGUAGE_SETTING } from '../domain/messages.js';
 import { expectError, type CallOptions, type Reply } from './support/http.js';
+import { apiReloaded } from './support/read-cache.js';
 import { startSession, type Session } from './support/session.js';
 
 let session: Session;
@@ -95,6 +96,7 @@ describe('localized messages for the app', () => {
       value: { language: 'de' },
     });
     await em.flush();
+    await apiReloaded(session.stack);
     try {
       const french = await call('GET', front('/resources/messages?locale=fr'));
       expect(french.body.locales).toEqual(['fr', 'de']);
@@ -108,10 +110,12 @@ describe('localized messages for the app', () => {
       // A malformed setting value is no language: the platform default applies.
       setting.value = { language: 'not a tag' };
       await em.flush();
+      await apiReloaded(session.stack);
       expect((await call('GET', front('/resources/messages?locale=fr'))).body.locales).toEqual(['fr', 'en']);
     } finally {
       em.remove(setting);
       await em.flush();
+      await apiReloaded(session.stack);
     }
   });
 

@@ -14,6 +14,7 @@ import { demoOperatorClient } from '../db/seed/access.js';
 import { hashSecret } from '../platform/secrets.js';
 import { CREDIT_CHECK_SETTING_KEY } from '../platform/credit-check.js';
 import { expectError, type CallOptions, type HttpStack, type Reply } from './support/http.js';
+import { apiReloaded } from './support/read-cache.js';
 import { type CustomerSession, startCustomerSession, uniqueEmail } from './support/customers.js';
 
 let session: CustomerSession;
@@ -211,6 +212,7 @@ describe('verification', () => {
       value: { ID_DOCUMENT: 'REJECTED' },
     });
     await setup.flush();
+    await apiReloaded(stack);
     const rejected = await call('POST', front('/verifications'), {
       token: customer.access_token,
       body: { type: 'ID_DOCUMENT', media },
@@ -565,6 +567,7 @@ describe('tenant administration of app signing keys, and credit checks', () => {
       value: { status: 'GOOD', score: 720 },
     });
     await settings.flush();
+    await apiReloaded(stack);
     try {
       const good = await call('POST', back(`/customers/${deniz}/ratings?branchId=${branchId}`), {
         token: operatorToken,
@@ -581,6 +584,7 @@ describe('tenant administration of app signing keys, and credit checks', () => {
     } finally {
       const fork = em();
       await fork.remove(await fork.find(Setting, { key: CREDIT_CHECK_SETTING_KEY })).flush();
+      await apiReloaded(stack);
     }
     expectError(
       await call('POST', back(`/customers/${deniz}/ratings?branchId=${otherBranchId}`), {

@@ -12,6 +12,7 @@ import { type SeededTenant } from '../db/seed.js';
 import { demoCustomer } from '../db/seed/customers.js';
 import { requestSignature, REQUEST_SIGNING_SETTING_KEY } from '../api/routes/auth/signing.js';
 import { expectError, type CallOptions, type HttpStack, type Reply } from './support/http.js';
+import { apiReloaded } from './support/read-cache.js';
 import {
   type CustomerSession,
   type MailCatcher,
@@ -436,6 +437,7 @@ describe('request signing', () => {
       value: { enabled: true },
     });
     await setup.flush();
+    await apiReloaded(stack);
     try {
       const email = uniqueEmail('signed');
       const body = { email, password: 'secret-pass-1', firstName: 'S', lastName: 'G', acceptTnc: true };
@@ -478,6 +480,7 @@ describe('request signing', () => {
       // Through the unit of work, as every settings write: the read cache sees it and forgets the key.
       const fork = em();
       await fork.remove(await fork.findOneOrFail(Setting, setting.id)).flush();
+      await apiReloaded(stack);
     }
     expect(
       (await call('POST', auth('/customer/email-code'), { body: { email: uniqueEmail('unsigned') } })).status,
