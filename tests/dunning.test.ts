@@ -15,6 +15,7 @@ import { tenantEm } from '../db/orm.js';
 import { startRequirementsReport } from '../db/rental-requirements.js';
 import { DUNNING_SETTING_KEY, type InvoiceState } from '../domain/finance.js';
 import { expectError, type HttpStack, type Reply } from './support/http.js';
+import { apiReloaded } from './support/read-cache.js';
 import { startSession, type Session } from './support/session.js';
 
 let session: Session;
@@ -206,12 +207,14 @@ test("a branch's longer grace period wins over the default", async () => {
     value: { graceDays: 10 },
   });
   await manager.flush();
+  await apiReloaded(session.stack);
   try {
     await expectBlocked(false);
   } finally {
     // Through the unit of work, which empties the read cache of settings.
     manager.remove(setting);
     await manager.flush();
+    await apiReloaded(session.stack);
   }
   await setState(id, 'PAID');
 });

@@ -12,6 +12,7 @@ import { type SeededTenant } from '../db/seed.js';
 import { demoOperatorSubject, demoServiceVehiclePlate } from '../db/seed/maintenance.js';
 import { routingSettingKey } from '../domain/maintenance.js';
 import { expectError, type CallOptions, type HttpStack, type Reply } from './support/http.js';
+import { apiReloaded } from './support/read-cache.js';
 import { startMaintenanceSession, type MaintenanceSession } from './support/maintenance-session.js';
 
 let ms: MaintenanceSession;
@@ -219,9 +220,11 @@ describe('field routes', () => {
     try {
       setting.value = { enabled: true, maxStops: 2 };
       await setup.flush();
+      await apiReloaded(stack);
       expectError(await createRoute(body), 422, 'RO103');
       setting.value = { enabled: false, maxStops: 50 };
       await setup.flush();
+      await apiReloaded(stack);
       expectError(await createRoute(body), 422, 'RO100');
       // Without optimize the route is planned as given.
       expect((await createRoute({ ...body, optimize: false })).body.stops.map((s: any) => s.note)).toEqual([
@@ -232,6 +235,7 @@ describe('field routes', () => {
     } finally {
       setting.value = original;
       await setup.flush();
+      await apiReloaded(stack);
     }
   });
 
