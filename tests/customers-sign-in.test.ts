@@ -477,7 +477,8 @@ describe('request signing', () => {
       );
       void tenant;
     } finally {
-      // Through the unit of work, as every settings write: the read cache sees it and forgets the key.
+      // Through the unit of work, as every settings write: this ORM's cache forgets the key at once, and
+      // apiReloaded empties the API's without waiting for the notification.
       const fork = em();
       await fork.remove(await fork.findOneOrFail(Setting, setting.id)).flush();
       await apiReloaded(stack);

@@ -211,7 +211,7 @@ test("a branch's longer grace period wins over the default", async () => {
   try {
     await expectBlocked(false);
   } finally {
-    // Through the unit of work, which empties the read cache of settings.
+    // Through the unit of work, which empties this ORM's read cache of settings; apiReloaded the API's.
     manager.remove(setting);
     await manager.flush();
     await apiReloaded(session.stack);
