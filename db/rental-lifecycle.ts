@@ -126,8 +126,14 @@ interface TransitionRow {
   sensors: VehicleSensors;
 }
 
-const lockTransitionRows = `
-  select exists(select 1 from event e where e.tenant_id = r.tenant_id and e.idempotency_key = $1) as recorded,
+/**
+ * The transition's one read: the rental and its vehicle under their row locks, and whether this
+ * activity's key was recorded. The key is looked up in `event_key`, whose unique index holds it; the
+ * partitioned `event` table has no index on it, and a lookup there scanned every partition of the tenant
+ * on every step (39 ms at 300,000 events, growing with the history: docs/performance.md).
+ */
+export const lockTransitionRows = `
+  select exists(select 1 from event_key k where k.tenant_id = r.tenant_id and k.idempotency_key = $1) as recorded,
          r.state, r.active_mode, r.branch_id, r.customer_id, r.started_at, r.start_position,
          r.start_odometer_km, r.phases, r.deposit_id,
          v.id as vehicle_id, v.branch_id as vehicle_branch_id, v.category_id, v.latitude, v.longitude,
