@@ -113,6 +113,17 @@ async function consumedFreeReservationMinutes(
 }
 
 /**
+ * The statement of `customerRentalFacts` (parameters: tenant, customer twice, then the vehicle, tenant and
+ * customer, and the instant): each part reads the customer's own rentals through the index on (tenant,
+ * customer, reserved_at) or her open one, never the tenant's history.
+ */
+export const customerRentalFactsSql = `select (select count(*) from rental where tenant_id = ? and customer_id = ? and state in ('RESERVATION', 'ACTIVE')) as open,
+            (select max(ended_at) from rental where tenant_id = ? and customer_id = ? and vehicle_id = ?
+                and ended_at is not null and started_at is not null) as last_ended_at,
+            (select coalesce(json_agg(phases), '[]'::json) from rental
+              where tenant_id = ? and customer_id = ? and reserved_at >= ?) as recent_phases`;
+
+/**
  * What a reservation checks of the customer's rentals, in one statement: how many are open (R102), when
  * their last trip on this vehicle ended (R107) and the free reservation minutes used since `since` (R106).
  */
@@ -122,18 +133,11 @@ async function customerRentalFacts(
 ): Promise<{ open: number; lastEndedOnVehicle?: Date; consumedFreeMinutes: number }> {
   const [facts] = await em.execute<
     { open: string; last_ended_at: string | null; recent_phases: Array<Rental['phases']> }[]
-  >(
-    `select (select count(*) from rental where tenant_id = ? and customer_id = ? and state in ('RESERVATION', 'ACTIVE')) as open,
-            (select max(ended_at) from rental where tenant_id = ? and customer_id = ? and vehicle_id = ?
-                and ended_at is not null and started_at is not null) as last_ended_at,
-            (select coalesce(json_agg(phases), '[]'::json) from rental
-              where tenant_id = ? and customer_id = ? and reserved_at >= ?) as recent_phases`,
-    [
-      ...[query.tenant, query.customerId],
-      ...[query.tenant, query.customerId, query.vehicleId],
-      ...[query.tenant, query.customerId, query.since],
-    ],
-  );
+  >(customerRentalFactsSql, [
+    ...[query.tenant, query.customerId],
+    ...[query.tenant, query.customerId, query.vehicleId],
+    ...[query.tenant, query.customerId, query.since],
+  ]);
   return {
     open: Number(facts!.open),
     lastEndedOnVehicle:

@@ -39,6 +39,9 @@ import type { VehicleSensors } from '../../domain/vehicle.js';
     'create index "rental_branch_started" on "rental" ("tenant_id", "branch_id", "started_at") where "started_at" is not null',
 })
 @Index({ properties: ['tenant', 'branch', 'state'] })
+// A customer's rentals: every reservation reads her recent ones (db/rental-reservation.ts), the app lists
+// them. Without it each reservation scanned the tenant's whole rental history.
+@Index({ name: 'rental_customer_reserved', properties: ['tenant', 'customer', 'reservedAt'] })
 @Unique({
   name: 'rental_one_open_per_vehicle',
   properties: ['tenant', 'vehicle'],
