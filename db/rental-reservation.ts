@@ -113,9 +113,9 @@ async function consumedFreeReservationMinutes(
 }
 
 /**
- * The statement of `customerRentalFacts` (parameters: tenant, customer twice, then the vehicle, tenant and
- * customer, and the instant): each part reads the customer's own rentals through the index on (tenant,
- * customer, reserved_at) or her open one, never the tenant's history.
+ * The statement of `customerRentalFacts` (parameters: tenant and customer; tenant, customer and vehicle;
+ * tenant, customer and the window's start). Each part reads the customer's rentals (her open one, or hers
+ * by reservation time through `rental_customer_reserved`) or the vehicle's, never the tenant's history.
  */
 export const customerRentalFactsSql = `select (select count(*) from rental where tenant_id = ? and customer_id = ? and state in ('RESERVATION', 'ACTIVE')) as open,
             (select max(ended_at) from rental where tenant_id = ? and customer_id = ? and vehicle_id = ?
