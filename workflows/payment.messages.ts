@@ -56,10 +56,10 @@ export function paymentWorkflowStartOptions(input: PaymentWorkflowInput, taskQue
   };
 }
 
-/** The workflow's view of its payment; returned by updates and the status query. */
 /** A payment workflow's steps: one runs at a time, and the status query names it while it runs. */
 export type PaymentStepName = 'ATTEMPT' | 'RETRY' | 'CLOSE' | 'CHALLENGE' | 'GIVE_UP';
 
+/** The workflow's view of its payment; returned by updates and the status query. */
 export interface PaymentWorkflowSnapshot {
   paymentId: number;
   state: PaymentState;
