@@ -10,8 +10,12 @@
 //   retried activity writes nothing twice;
 // - `mqtt`: each vehicle step's command to a device over the broker (QoS 1, as fleetflow) and its reply;
 // - `http`: each step one JSON call to a bare `node:http` server with a bearer token, as the API is called;
-// - `reads`: the read before and the read after that each such call has to make (`FloorParts.reads`).
-// No validation, no authorization reads, no pricing rules, no read model, no answer beyond the state.
+// - `reads`: the read before and the read after that each such call has to make (`FloorParts.reads`);
+// - `obligations`: with all of the above, what the spec obliges beyond the rows, each in its least form
+//   (bench/lifecycle-floor-obligations.ts: the token, the body's schema, the branch check, the customer's
+//   facts, END's end requirement, price, invoice number, lines, ledger, events and outbox rows, the
+//   gateway's book).
+// Without `obligations`: no validation, no authorization, no pricing, no ledger, no answer beyond the state.
 //
 // bench/rental-lifecycle.ts runs it beside fleetflow and bare Temporal with BENCH_FLOOR=1.
 import { createRequire } from 'node:module';
@@ -20,9 +24,17 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import mqtt from 'mqtt';
 import { activityIdempotencyKey } from '../activities/support.js';
+import {
+  createCallGuard,
+  insideArea,
+  obligationSchemaStatements,
+  obligationStatements,
+  priceOf,
+} from './lifecycle-floor-obligations.js';
 import { jsonClient } from './api-stack.js';
 import { runLifecycles, type LifecycleBenchResult, type LifecycleOperation } from './lifecycle-stats.js';
 import {
@@ -48,6 +60,8 @@ export interface FloorParts {
    * after.
    */
   reads?: boolean;
+  /** With `sql`, `mqtt`, `http` and `reads`: the spec's obligations (lifecycle-floor-obligations.ts). */
+  obligations?: boolean;
 }
 
 export interface LifecycleFloorOptions {
@@ -207,8 +221,12 @@ export async function runLifecycleFloor(options: LifecycleFloorOptions): Promise
       `insert into ${schema}.vehicle (id, locked, updated_at) select n, true, now() from generate_series(1, $1) n`,
       [options.concurrency],
     );
+    if (parts.obligations)
+      for (const statement of obligationSchemaStatements(schema, options.concurrency))
+        await pool.query(statement);
   }
   const statements = floorStatements(schema);
+  const obliged = parts.obligations ? obligationStatements(schema) : undefined;
   const commands = parts.mqtt ? await startCommandChannel(options.mqttUrl, `floor-${tag}`) : undefined;
   const workerConnection = await NativeConnection.connect({ address: options.address });
   const clientConnection = await Connection.connect({ address: options.address });
@@ -218,15 +236,39 @@ export async function runLifecycleFloor(options: LifecycleFloorOptions): Promise
   const keyOf = activityIdempotencyKey;
   const activities: FloorActivities = {
     async reserve(rentalId) {
-      await pool?.query(statements.reserve, [rentalId, keyOf(), vehicleOf(rentalId)]);
+      if (obliged) {
+        // The lane's customer is numbered as its vehicle.
+        const { rows } = await pool!.query(obliged.reserve, [
+          rentalId,
+          keyOf(),
+          vehicleOf(rentalId),
+          vehicleOf(rentalId),
+        ]);
+        const facts = rows[0] ?? {};
+        const failed = ['active', 'payable', 'free', 'clear'].find((fact) => facts[fact] !== true);
+        if (failed) throw ApplicationFailure.nonRetryable(`customer not ${failed}`, 'R102');
+      } else await pool?.query(statements.reserve, [rentalId, keyOf(), vehicleOf(rentalId)]);
     },
     async operate(rentalId, operation) {
       const key = keyOf();
       const commandId = `${key}/command`;
+      // END's requirement and price come before its LOCK.
+      const priced = operation === 'END' && obliged ? await endPrice(rentalId) : undefined;
       await pool?.query(statements.command, [commandId, commandOf[operation], rentalId]);
       await commands?.send(vehicleOf(rentalId), commandId, commandOf[operation]);
       if (operation === 'END') {
-        await pool?.query(statements.end, [rentalId, key, commandId]);
+        if (obliged && priced) {
+          const { customer, total, unlockLine, rideLine } = priced;
+          await pool!.query(obliged.end, [
+            rentalId,
+            key,
+            commandId,
+            customer,
+            ...total,
+            ...unlockLine,
+            ...rideLine,
+          ]);
+        } else await pool?.query(statements.end, [rentalId, key, commandId]);
         await client.workflow
           .start(FLOOR_PAYMENT_WORKFLOW_TYPE, {
             workflowId: `${taskQueue}:payment:${rentalId}`,
@@ -242,9 +284,24 @@ export async function runLifecycleFloor(options: LifecycleFloorOptions): Promise
       }
     },
     async charge(rentalId) {
-      await pool?.query(statements.charge, [rentalId, keyOf()]);
+      if (obliged) {
+        const key = keyOf();
+        await pool!.query(obliged.gatewayCharge, [rentalId, `${key}/gateway`]);
+        await pool!.query(obliged.charged, [rentalId, key]);
+      } else await pool?.query(statements.charge, [rentalId, keyOf()]);
     },
   };
+  async function endPrice(rentalId: number) {
+    const { rows } = await pool!.query(obliged!.endInputs, [rentalId]);
+    const inputs = rows[0] as unknown as Parameters<typeof priceOf>[0] & {
+      customer_id: number;
+      lat: number;
+      lon: number;
+    };
+    if (!insideArea(inputs.lat, inputs.lon))
+      throw ApplicationFailure.nonRetryable('the vehicle is outside the business area', 'R301');
+    return { customer: inputs.customer_id, ...priceOf(inputs) };
+  }
   const worker = await Worker.create({
     connection: workerConnection,
     taskQueue,
@@ -273,36 +330,51 @@ export async function runLifecycleFloor(options: LifecycleFloorOptions): Promise
       .getHandle(`${taskQueue}:rental:${rentalId}`)
       .executeUpdate(floorOperation, { args: [operation] });
 
-  // The API: a bearer token, a JSON body, the workflow call, the state as the answer.
-  const token = randomBytes(16).toString('hex');
+  // The API: a bearer token, a JSON body, the workflow call, the state (or with `reads` the view) as the
+  // answer; with `obligations` the token is a signed one and the call passes the guard first.
+  const guard = parts.obligations ? await createCallGuard() : undefined;
+  const token = guard?.token ?? randomBytes(16).toString('hex');
+  const read = (text: string, id: number) =>
+    parts.reads && pool ? pool.query(text, [id]).then(({ rows }) => rows[0]) : Promise.resolve(undefined);
+  const serve = async (
+    url: string,
+    authorization: string | undefined,
+    body: { operationType?: LifecycleOperation; lane?: number; vehicleId?: number },
+  ): Promise<{ status: number; body: unknown }> => {
+    const match = /^\/rentals\/(\d+)\/operation$/.exec(url);
+    const admitted = guard ? await guard.admit(authorization, match ? 'operate' : 'create', body) : undefined;
+    if (admitted && 'status' in admitted) return admitted;
+    if (!guard && authorization !== `Bearer ${token}`) return { status: 401, body: { errorCode: 'AUTH001' } };
+    if (match) {
+      const id = Number(match[1]);
+      const before = await read(statements.rentalBefore, id);
+      if (admitted && !admitted.branches.includes(Number(before?.branch_id)))
+        return guard!.refuse(admitted.traceId, 404, 'R001', 'no such rental');
+      const state = await operate(id, body.operationType!);
+      return { status: 200, body: (await read(statements.view, id)) ?? { id, state } };
+    }
+    const lane = body.vehicleId === undefined ? (body.lane ?? 0) : body.vehicleId - 1;
+    await read(statements.vehicleBefore, lane + 1);
+    const id = await create(lane);
+    return { status: 201, body: (await read(statements.view, id)) ?? { id, state: 'RESERVATION' } };
+  };
   const server = parts.http
     ? http.createServer((request, response) => {
+        const startedAt = process.hrtime.bigint();
         const chunks: Buffer[] = [];
         request.on('data', (chunk: Buffer) => chunks.push(chunk));
         request.on('end', () => {
-          if (request.headers.authorization !== `Bearer ${token}`)
-            return answer(response, 401, { errorCode: 'AUTH001' });
-          const body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as {
-            operationType?: LifecycleOperation;
-            lane?: number;
-          };
-          const match = /^\/rentals\/(\d+)\/operation$/.exec(request.url ?? '');
-          const read = (text: string, id: number) =>
-            parts.reads && pool
-              ? pool.query(text, [id]).then(({ rows }) => rows[0])
-              : Promise.resolve(undefined);
-          const call = match
-            ? read(statements.rentalBefore, Number(match[1]))
-                .then(() => operate(Number(match[1]), body.operationType!))
-                .then(
-                  async (state) =>
-                    (await read(statements.view, Number(match[1]))) ?? { id: Number(match[1]), state },
-                )
-            : read(statements.vehicleBefore, (body.lane ?? 0) + 1)
-                .then(() => create(body.lane ?? 0))
-                .then(async (id) => (await read(statements.view, id)) ?? { id, state: 'RESERVATION' });
-          call.then(
-            (result) => answer(response, 200, result),
+          let body: Parameters<typeof serve>[2];
+          try {
+            body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as typeof body;
+          } catch {
+            return answer(response, 400, { errorCode: 'C001' });
+          }
+          serve(request.url ?? '', request.headers.authorization, body).then(
+            (result) => {
+              guard?.observe(request.url ?? '', result.status, startedAt);
+              answer(response, result.status, result.body);
+            },
             (error: unknown) => answer(response, 409, { errorCode: 'R201', userMessage: String(error) }),
           );
         });
@@ -321,7 +393,15 @@ export async function runLifecycleFloor(options: LifecycleFloorOptions): Promise
   try {
     return await runLifecycles(
       {
-        create: async (lane) => (request ? (await call('/rentals', { lane })).id : create(lane)),
+        create: async (lane) =>
+          request
+            ? (
+                await call(
+                  '/rentals',
+                  parts.obligations ? { guserId: lane + 1, vehicleId: lane + 1 } : { lane },
+                )
+              ).id
+            : create(lane),
         operate: async (id, operation) => {
           if (request) await call(`/rentals/${id}/operation`, { operationType: operation });
           else await operate(Number(id), operation);

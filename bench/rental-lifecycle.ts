@@ -16,11 +16,14 @@
 // only during its own rounds (a fresh tenant each), so the baseline has the CPU to itself, like
 // fleetflow had. Neither warms up: each round's first lifecycles include its worker's cold start.
 //
-// BENCH_FLOOR=1 adds three more sides to the rounds (bench/lifecycle-floor.ts): the floor's Temporal shape
+// BENCH_FLOOR=1 adds four more sides to the rounds (bench/lifecycle-floor.ts): the floor's Temporal shape
 // alone (bare's plus the state search attribute and a payment workflow per lifecycle), the whole floor
-// (that shape with its rows in PostgreSQL, commands over MQTT and calls over HTTP, hand-written), and the
-// whole floor with the read before and after that every call of the contract makes: what any
-// implementation of the lifecycle costs here, so fleetflow's ratio reads against a reachable one.
+// (that shape with its rows in PostgreSQL, commands over MQTT and calls over HTTP, hand-written), the
+// whole floor with the read before and after that every call of the contract makes, and that with the
+// spec's obligations in their least form (bench/lifecycle-floor-obligations.ts: the signed token, the
+// body's schema, the branch, the customer's facts, END's requirement, price, numbered invoice, lines,
+// ledger, events and outbox rows, the gateway's book): what any implementation of the lifecycle costs
+// here, so fleetflow's ratio reads against a reachable one.
 import { Customer } from '../db/entities/Customer.js';
 import { PaymentSource } from '../db/entities/PaymentSource.js';
 import { Vehicle } from '../db/entities/Vehicle.js';
@@ -179,6 +182,7 @@ const withFloor = process.env.BENCH_FLOOR === '1';
 const floorShapeRuns: LifecycleBenchResult[] = [];
 const floorRuns: LifecycleBenchResult[] = [];
 const floorReadRuns: LifecycleBenchResult[] = [];
+const floorObligedRuns: LifecycleBenchResult[] = [];
 const runFloor = (parts: FloorParts) =>
   runLifecycleFloor({
     address: devServerAddress,
@@ -201,6 +205,9 @@ for (let round = 0; round < rounds; round += 1) {
     floorShapeRuns.push(await runFloor({ sql: false, mqtt: false, http: false }));
     floorRuns.push(await runFloor({ sql: true, mqtt: true, http: true }));
     floorReadRuns.push(await runFloor({ sql: true, mqtt: true, http: true, reads: true }));
+    floorObligedRuns.push(
+      await runFloor({ sql: true, mqtt: true, http: true, reads: true, obligations: true }),
+    );
   }
   if (cluster) {
     clusterFleetflowRuns.push(await runFleetflow(round + 1, cluster.address));
@@ -259,7 +266,25 @@ if (withFloor) {
   );
   console.log(formatRatio(floor, baseline, 'whole floor ÷ bare Temporal'));
   console.log(formatRatio(floorReads, baseline, 'floor with its reads ÷ bare Temporal'));
+  const floorObliged = mergeResults(floorObligedRuns);
+  console.log(
+    formatResult(
+      "floor with the spec's obligations (token, schema, branch, facts, price, invoice, ledger, events)",
+      floorObliged,
+      'API calls',
+    ),
+  );
+  console.log(formatRatio(floorObliged, baseline, 'floor with its obligations ÷ bare Temporal'));
+  console.log(
+    `  by round (floor with its obligations / bare lifecycles/s): ${floorObligedRuns
+      .map((run, round) => {
+        const bare = baselineRuns[round]!.throughput;
+        return `${run.throughput.toFixed(1)} / ${bare.toFixed(1)} (${(run.throughput / bare).toFixed(2)}×)`;
+      })
+      .join(', ')}`,
+  );
   console.log(formatRatio(fleetflow, floor, 'fleetflow ÷ whole floor'));
+  console.log(formatRatio(fleetflow, floorObliged, 'fleetflow ÷ floor with its obligations'));
 }
 
 // Issue 36's targets, as ratios to bare Temporal in this run.
