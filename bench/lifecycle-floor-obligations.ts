@@ -206,7 +206,7 @@ export async function createCallGuard() {
   });
   return {
     token,
-    /** Admits a call, or says why not; `branchOf` reads the rental's branch when the call names one. */
+    /** Admits a call (its token and body), or says why not; the caller checks the branch it reads. */
     async admit(
       authorization: string | undefined,
       route: 'create' | 'operate',
@@ -225,7 +225,7 @@ export async function createCallGuard() {
           claims = (payload as { scope: { branches: number[] } }).scope;
           verified.set(presented, claims);
         } catch {
-          return refuse(traceId, 401, 'AUTH001', 'sign in again');
+          return refuse(traceId, 401, 'AUTH005', 'invalid bearer token');
         }
       }
       const valid = route === 'create' ? validCreation(body) : validOperation(body);
@@ -233,7 +233,7 @@ export async function createCallGuard() {
         return refuse(
           traceId,
           400,
-          'C001',
+          '0022',
           ajv.errorsText(route === 'create' ? validCreation.errors : validOperation.errors),
         );
       return { traceId, branches: claims.branches };

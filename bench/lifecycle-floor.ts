@@ -368,11 +368,16 @@ export async function runLifecycleFloor(options: LifecycleFloorOptions): Promise
           try {
             body = JSON.parse(Buffer.concat(chunks).toString() || '{}') as typeof body;
           } catch {
-            return answer(response, 400, { errorCode: 'C001' });
+            return answer(response, 400, { errorCode: 'AUTH001' });
           }
           serve(request.url ?? '', request.headers.authorization, body).then(
             (result) => {
-              guard?.observe(request.url ?? '', result.status, startedAt);
+              // Labelled by route, not by URL, as the API's metrics are (a rental id is no label).
+              guard?.observe(
+                /\/operation$/.test(request.url ?? '') ? 'operate' : 'create',
+                result.status,
+                startedAt,
+              );
               answer(response, result.status, result.body);
             },
             (error: unknown) => answer(response, 409, { errorCode: 'R201', userMessage: String(error) }),
