@@ -1,13 +1,13 @@
 // What the spec obliges a rental lifecycle to do beyond its rows, each in its least form, for the floor of
 // bench/lifecycle-floor.ts (`FloorParts.obligations`): so the floor answers "what does any implementation
 // of this spec cost here", not only "what do its rows cost".
-// - each call: a signed access token verified (HS256 with jose, once per token as the API caches it), the
-//   body validated against its schema (ajv, compiled once), a trace id, the operator's branch checked
+// - each call: a signed access token verified by the API's own TokenService (HS256, remembered per token),
+//   the body validated against its schema (ajv, compiled once), a trace id, the operator's branch checked
 //   against the rental's (the read the floor's `reads` makes), the request's duration in a histogram;
 // - the reservation: the customer's facts checked in its statement (active, a payment method, no open
 //   rental, no overdue invoice), answered so a refusal can say which;
 // - END: the end requirement read before the LOCK (the vehicle inside the business area, from its last
-//   position) with the tariff, the price computed in decimals (unlock fee, minutes, VAT split), and in
+//   position, by the product's `geofenceContains`) with the tariff, the price computed in decimals (unlock fee, minutes, VAT split), and in
 //   END's statement the invoice numbered from a sequence with its two lines, the INVOICE_CREATED and
 //   INVOICE_BILLED events, the ledger's debit and an outbox row per event;
 // - the charge: the gateway's book (the sandbox gateway keeps it in PostgreSQL) in one statement, its
@@ -17,8 +17,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Ajv } from 'ajv';
 import { Decimal } from 'decimal.js';
-import { SignJWT, jwtVerify } from 'jose';
 import { Histogram, Registry } from 'prom-client';
+import { TokenService } from '../api/auth.js';
+import { geofenceContains, type GeofenceGeometry } from '../domain/geofence.js';
+import { isDomainError } from '../domain/errors.js';
 
 /** The tables and rows the obligations add to the floor's schema, for `lanes` customers and vehicles. */
 export const obligationSchemaStatements = (s: string, lanes: number) => [
@@ -113,26 +115,26 @@ export function obligationStatements(s: string) {
   };
 }
 
-/** The business area: a ring around the lanes' vehicles (they stand at 48.137, 11.575). */
-const area: [number, number][] = [
-  [48.1, 11.5],
-  [48.1, 11.65],
-  [48.16, 11.68],
-  [48.2, 11.62],
-  [48.19, 11.52],
-  [48.15, 11.48],
-];
+/** The business area: a ring around the lanes' vehicles (they stand at 48.137, 11.575), as a geofence. */
+const area: GeofenceGeometry = {
+  type: 'MultiPolygon',
+  coordinates: [
+    [
+      [
+        [11.5, 48.1],
+        [11.65, 48.1],
+        [11.68, 48.16],
+        [11.62, 48.2],
+        [11.52, 48.19],
+        [11.48, 48.15],
+        [11.5, 48.1],
+      ],
+    ],
+  ],
+};
 
-/** Ray casting: is the vehicle's last position inside the business area? */
-export function insideArea(lat: number, lon: number): boolean {
-  let inside = false;
-  for (let i = 0, j = area.length - 1; i < area.length; j = i, i += 1) {
-    const [yi, xi] = area[i]!;
-    const [yj, xj] = area[j]!;
-    if (yi > lat !== yj > lat && lon < ((xj - xi) * (lat - yi)) / (yj - yi) + xi) inside = !inside;
-  }
-  return inside;
-}
+/** Is the vehicle's last position inside the business area? */
+export const insideArea = (lat: number, lng: number): boolean => geofenceContains(area, { lat, lng });
 
 interface EndInputs {
   started_at: Date | null;
@@ -180,17 +182,16 @@ export interface CallRefusal {
 
 /** The per-call obligations: the token, the body's schema, the trace id, the branch, the duration. */
 export async function createCallGuard() {
-  const key = randomBytes(32);
-  const token = await new SignJWT({ tid: 'floor', scope: { branches: [1] }, sty: 'OPERATOR' })
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setIssuer('fleetflow-floor')
-    .setAudience('fleetflow-floor')
-    .setSubject('operator-1')
-    .setJti(randomUUID())
-    .setIssuedAt()
-    .setExpirationTime('1h')
-    .sign(key);
-  const verified = new Map<string, { branches: number[] }>();
+  // The API's own token service: HS256, each verified token remembered until it expires.
+  const tokens = new TokenService(randomBytes(32).toString('hex'), 3600);
+  const token = await tokens.issue({
+    tenant: 'floor',
+    subjectType: 'OPERATOR',
+    subjectId: '1',
+    scope: 'back',
+  });
+  /** The operator's branches (the product reads them from role assignments, through its read cache). */
+  const branches = [1];
   const ajv = new Ajv({ allErrors: false });
   const validOperation = ajv.compile(operationSchema);
   const validCreation = ajv.compile(creationSchema);
@@ -214,19 +215,11 @@ export async function createCallGuard() {
     ): Promise<{ traceId: string; branches: number[] } | CallRefusal> {
       const traceId = randomUUID();
       const presented = authorization?.startsWith('Bearer ') ? authorization.slice(7) : '';
-      let claims = verified.get(presented);
-      if (!claims) {
-        try {
-          const { payload } = await jwtVerify(presented, key, {
-            issuer: 'fleetflow-floor',
-            audience: 'fleetflow-floor',
-            algorithms: ['HS256'],
-          });
-          claims = (payload as { scope: { branches: number[] } }).scope;
-          verified.set(presented, claims);
-        } catch {
-          return refuse(traceId, 401, 'AUTH005', 'invalid bearer token');
-        }
+      try {
+        await tokens.verify(presented);
+      } catch (error) {
+        if (!isDomainError(error)) throw error;
+        return refuse(traceId, 401, error.code, error.message);
       }
       const valid = route === 'create' ? validCreation(body) : validOperation(body);
       if (!valid)
@@ -236,7 +229,7 @@ export async function createCallGuard() {
           '0022',
           ajv.errorsText(route === 'create' ? validCreation.errors : validOperation.errors),
         );
-      return { traceId, branches: claims.branches };
+      return { traceId, branches };
     },
     refuse,
     /** The call's duration, as the API's metrics record it. */
