@@ -222,6 +222,14 @@ for (let round = 0; round < rounds; round += 1) {
 }
 const fleetflow = mergeResults(fleetflowRuns);
 const baseline = mergeResults(baselineRuns);
+/** A side's lifecycles/s beside bare's, round by round. */
+const byRound = (side: string, runs: LifecycleBenchResult[]) =>
+  `  by round (${side} / bare lifecycles/s): ${runs
+    .map((run, round) => {
+      const bare = baselineRuns[round]!.throughput;
+      return `${run.throughput.toFixed(1)} / ${bare.toFixed(1)} (${(run.throughput / bare).toFixed(2)}×)`;
+    })
+    .join(', ')}`;
 
 console.log(
   `rental lifecycle bench (create → START → PARK → DRIVE → END), ${durationMs / 1000} s per side in ${rounds} alternating rounds, Temporal dev server ${temporalStore === 'memory' ? 'in memory' : 'on a SQLite file with WAL'}, Node ${process.version}\n`,
@@ -236,14 +244,7 @@ console.log(
 );
 console.log(`  RSS after both ${mib(process.memoryUsage().rss)}\n`);
 console.log(formatRatio(fleetflow, baseline));
-console.log(
-  `  by round (fleetflow / bare lifecycles/s): ${fleetflowRuns
-    .map((run, round) => {
-      const bare = baselineRuns[round]!.throughput;
-      return `${run.throughput.toFixed(1)} / ${bare.toFixed(1)} (${(run.throughput / bare).toFixed(2)}×)`;
-    })
-    .join(', ')}`,
-);
+console.log(byRound('fleetflow', fleetflowRuns));
 
 if (withFloor) {
   const floorShape = mergeResults(floorShapeRuns);
@@ -275,14 +276,7 @@ if (withFloor) {
     ),
   );
   console.log(formatRatio(floorObliged, baseline, 'floor with its obligations ÷ bare Temporal'));
-  console.log(
-    `  by round (floor with its obligations / bare lifecycles/s): ${floorObligedRuns
-      .map((run, round) => {
-        const bare = baselineRuns[round]!.throughput;
-        return `${run.throughput.toFixed(1)} / ${bare.toFixed(1)} (${(run.throughput / bare).toFixed(2)}×)`;
-      })
-      .join(', ')}`,
-  );
+  console.log(byRound('floor with its obligations', floorObligedRuns));
   console.log(formatRatio(fleetflow, floor, 'fleetflow ÷ whole floor'));
   console.log(formatRatio(fleetflow, floorObliged, 'fleetflow ÷ floor with its obligations'));
 }
