@@ -14,11 +14,22 @@ import { businessUnitOfBranch } from './pricing.js';
 import { insertEvents, recordEvent, type EventFields } from './events.js';
 import type { PriceResult } from '../domain/pricing.js';
 
+/** The year formatter of each time zone (building one costs more than numbering the invoice). */
+const yearFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/** The calendar year of `at` in `timeZone`. */
+function yearIn(timeZone: string, at: Date): number {
+  let formatter = yearFormatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en', { timeZone, year: 'numeric' });
+    yearFormatters.set(timeZone, formatter);
+  }
+  return Number(formatter.format(at));
+}
+
 /** The next number of a business unit's yearly, gapless invoice sequence (in the caller's transaction). */
 export async function nextInvoiceNumber(em: EntityManager, tenant: string, unit: BusinessUnit, at: Date) {
-  const year = Number(
-    new Intl.DateTimeFormat('en', { timeZone: unit.timeZoneId, year: 'numeric' }).format(at),
-  );
+  const year = yearIn(unit.timeZoneId, at);
   const [row] = await em.execute<[{ last_number: number }]>(
     `insert into invoice_number_sequence (tenant_id, business_unit_id, year, last_number) values (?, ?, ?, 1)
      on conflict (tenant_id, business_unit_id, year)

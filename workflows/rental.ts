@@ -79,9 +79,19 @@ const vehicleSteps = proxyActivities<RentalActivities>({
 // once (R202). Histories recorded before the patch replay with the activities as they were.
 const localRecords = proxyLocalActivities<RentalActivities>(recordOptions);
 
+/**
+ * Whether this run takes the rental's steps as they are now: the PostgreSQL-only steps as local activities,
+ * an ending step billed after its answer, by an activity in the next task. One patch for all three, so a
+ * new run records one marker (and one TemporalChangeVersion upsert) instead of three; runs started before
+ * it replay through the three patches that introduced them, in the order they were added.
+ */
+function currentSteps(): boolean {
+  return patched('rental-steps-2026-12');
+}
+
 /** The PostgreSQL-only steps as this run takes them: local once the patch is in, else as before. */
 function records(): typeof remoteRecords {
-  return patched('rental-records-as-local-activities') ? localRecords : remoteRecords;
+  return currentSteps() || patched('rental-records-as-local-activities') ? localRecords : remoteRecords;
 }
 
 /** A vehicle-communication failure during an operation, reported with the operation's catalogue code. */
@@ -158,7 +168,8 @@ class RentalProcess extends EntityProcess<RentalStepName, RentalWorkflowSnapshot
     const { snapshot, common, input } = this;
     const row = rentalTransitions[name];
     // An ending step's invoice is billed after the operation answered (billEndedRental), not inside it.
-    const billsAfterAnswer = row.ends === true && patched('ended-rental-billed-after-answer');
+    const billsAfterAnswer =
+      row.ends === true && (currentSteps() || patched('ended-rental-billed-after-answer'));
     let recorded;
     try {
       recorded = await vehicleSteps.performRentalTransition({
@@ -425,7 +436,7 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
   // answer leaves with the workflow task that completed the Update, and a local activity here would hold
   // that task, and the rider's answer with it, until the bill and the payment's start were done.
   if (rental.billingDue) {
-    const bill = patched('ended-rental-bill-after-answer-task') ? remoteRecords : records();
+    const bill = currentSteps() || patched('ended-rental-bill-after-answer-task') ? remoteRecords : records();
     await bill.billEndedRental(rental.billingInput);
   }
   await notifyBooking(input, snapshot.state);

@@ -77,14 +77,16 @@ group('rental workflow', () => {
   test('reservation expiry', async () => {
     const { handle } = await reserve(0);
     expect((await settle(backend, handle, '16 minutes')).state).toBe('EXPIRED'); // 15 reserved
-    await recordHistory('rental-reservation-expiry', handle);
+    await recordHistory('rental-reservation-expiry-one-patch', handle);
   });
 
   // Since END answers before its invoice is billed (patch ended-rental-billed-after-answer): the billing
   // step follows the answer; since rental-records-as-local-activities, the reservation is a local activity,
   // and since ended-rental-bill-after-answer-task the bill is an activity in the task after the answer's.
-  // rental-start-end.json, rental-start-end-billed-after-answer.json, rental-start-end-local-records.json and
-  // the *-remote-records files keep the paths of rentals started before them.
+  // Since rental-steps-2026-12 a new run records that one patch for all three (the *-one-patch files).
+  // rental-start-end.json, rental-start-end-billed-after-answer.json, rental-start-end-local-records.json,
+  // rental-start-end-billed-in-next-task.json, rental-reservation-{expiry,cancel}.json and the
+  // *-remote-records files keep the paths of rentals started before them.
   test('START then END, billed by an activity after END answered', async () => {
     const { handle, vehicleId } = await reserve(1);
     const operate = (operationType: 'START' | 'END') =>
@@ -96,7 +98,7 @@ group('rental workflow', () => {
     backend.simulator.ride(String(vehicleId), 400);
     expect((await operate('END')).state).toBe('ENDED');
     expect((await settle(backend, handle)).state).toBe('ENDED');
-    await recordHistory('rental-start-end-billed-in-next-task', handle);
+    await recordHistory('rental-start-end-one-patch', handle);
   });
 
   test('reservation cancel', async () => {
@@ -106,7 +108,7 @@ group('rental workflow', () => {
     });
     expect(cancelled.state).toBe('CANCELLED');
     expect((await settle(backend, handle)).state).toBe('CANCELLED');
-    await recordHistory('rental-reservation-cancel', handle);
+    await recordHistory('rental-reservation-cancel-one-patch', handle);
   });
 });
 
