@@ -4,12 +4,13 @@
 // start their payments through the same function.
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import type { Payment } from '../db/entities/Payment.js';
-import { Invoice } from '../db/entities/Invoice.js';
+import { Payment } from '../db/entities/Payment.js';
 import { inTenantTransaction, tenantEm } from '../db/orm.js';
-import { billInvoiceRecord } from '../db/payment-billing-rows.js';
+import { billInvoiceRows, type PaymentToStart } from '../db/payment-billing-rows.js';
 import { isRunningPaymentState, runningPaymentOfInvoice } from '../db/payments.js';
+import { preparedRows } from '../db/prepared.js';
 import { settingOrDefaults } from '../db/settings.js';
+import type { InvoiceState } from '../domain/rental-pricing.js';
 import { isDomainError } from '../domain/errors.js';
 import { AUTO_BILL_SETTING_KEY, defaultAutoBillSettings, type AutoBillSettings } from '../domain/finance.js';
 import {
@@ -29,7 +30,7 @@ export interface PaymentStarter {
 /** The workflow input of a payment row. */
 export function paymentWorkflowInput(
   tenant: string,
-  payment: Payment,
+  payment: PaymentToStart,
   firstTrigger: 'FIRST' | 'MANUAL' = 'FIRST',
 ): PaymentWorkflowInput {
   return {
@@ -49,7 +50,7 @@ export function paymentWorkflowInput(
 export async function startPaymentWorkflow(
   starter: PaymentStarter,
   tenant: string,
-  payment: Payment,
+  payment: PaymentToStart,
   firstTrigger: 'FIRST' | 'MANUAL' = 'FIRST',
 ): Promise<void> {
   try {
@@ -70,12 +71,29 @@ export interface AutoBillDeps {
   temporal: PaymentStarter;
 }
 
+/** The invoice an automatic bill looks at: its state and the branch of its rental or booking. */
+interface AutoBillInvoice {
+  id: number;
+  state: InvoiceState;
+  refunded_invoice_id: number | null;
+  branch_id: number | null;
+}
+
+/** The invoice by its id, or a rental's or booking's own invoice (not a refunding one), in one read. */
+const autoBillInvoiceBy = (column: 'id' | 'rental_id' | 'booking_id') => `
+  select i.id, i.state, i.refunded_invoice_id, coalesce(r.branch_id, b.branch_id) as branch_id
+    from invoice i
+    left join rental r on r.tenant_id = i.tenant_id and r.id = i.rental_id
+    left join booking b on b.tenant_id = i.tenant_id and b.id = i.booking_id
+   where i.tenant_id = $1 and i.${column} = $2${column === 'id' ? '' : ' and i.refunded_invoice_id is null'}
+   order by i.id limit 1`;
+
 /**
  * Bills an invoice an activity just wrote when the tenant's `finance.invoice.autoBill` setting (for the
  * branch of its rental or booking) says so (default: enabled): OPEN → BILLED with its payment, whose
  * workflow starts after the bill committed. Runs after the activity's own transaction, with the
  * activity's key: a retried activity finds the payment its first attempt made and starts it (once).
- * An invoice billed meanwhile by an operator is not billed twice.
+ * An invoice billed meanwhile by an operator is not billed twice. Answers the payment row.
  */
 export async function autoBillInvoice(
   deps: AutoBillDeps,
@@ -84,35 +102,35 @@ export async function autoBillInvoice(
   idempotencyKey: string,
 ): Promise<Payment | null> {
   const em = tenantEm(deps.orm, tenant);
-  const invoice = await em.findOne(Invoice, invoiceId, { populate: ['rental', 'booking'] });
+  const [invoice] = await preparedRows<AutoBillInvoice>(em, autoBillInvoiceBy('id'), [tenant, invoiceId]);
   if (!invoice) return null;
-  return autoBillLoadedInvoice(deps, em, tenant, invoice, idempotencyKey);
+  const payment = await autoBillReadInvoice(deps, em, tenant, invoice, idempotencyKey);
+  return payment && em.findOneOrFail(Payment, payment.id, { refresh: true });
 }
 
-/** {@link autoBillInvoice} of an invoice read (with its rental and booking) through `em`. */
-async function autoBillLoadedInvoice(
+/** {@link autoBillInvoice} of an invoice read through `em` (rows only: it runs after every rental's end). */
+async function autoBillReadInvoice(
   deps: AutoBillDeps,
   em: EntityManager,
   tenant: string,
-  invoice: Invoice,
+  invoice: AutoBillInvoice,
   idempotencyKey: string,
-): Promise<Payment | null> {
+): Promise<PaymentToStart | null> {
   const invoiceId = invoice.id;
-  if (invoice.refundedInvoice) return null;
-  const branchId = invoice.rental?.branch.id ?? invoice.booking?.branch.id;
+  if (invoice.refunded_invoice_id !== null) return null;
   const settings = await settingOrDefaults<AutoBillSettings>(
     em,
     tenant,
     AUTO_BILL_SETTING_KEY,
-    branchId,
+    invoice.branch_id ?? undefined,
     defaultAutoBillSettings,
   );
   if (settings.enabled !== true) return null;
   const key = `${idempotencyKey}/auto-bill`;
-  let payment: Payment | null;
+  let payment: PaymentToStart | null;
   if (invoice.state === 'OPEN') {
     const billed = await inTenantTransaction(deps.orm, tenant, (tx) =>
-      billInvoiceRecord(tx, invoiceId, {
+      billInvoiceRows(tx, invoiceId, {
         tenant,
         requestedBy: 'system:auto-bill',
         idempotencyKey: key,
@@ -144,17 +162,16 @@ export async function autoBillInvoiceOf(
   subject: { rentalId: number } | { bookingId: number },
   idempotencyKey: string,
 ): Promise<void> {
-  const where = 'rentalId' in subject ? { rental: subject.rentalId } : { booking: subject.bookingId };
   const em = tenantEm(deps.orm, tenant);
   // Read once, with what the bill's setting needs (the branch of its rental or booking).
-  const invoice = await em.findOne(
-    Invoice,
-    { ...where, refundedInvoice: null },
-    { populate: ['rental', 'booking'] },
+  const [invoice] = await preparedRows<AutoBillInvoice>(
+    em,
+    autoBillInvoiceBy('rentalId' in subject ? 'rental_id' : 'booking_id'),
+    [tenant, 'rentalId' in subject ? subject.rentalId : subject.bookingId],
   );
   if (!invoice) return;
   try {
-    await autoBillLoadedInvoice(deps, em, tenant, invoice, idempotencyKey);
+    await autoBillReadInvoice(deps, em, tenant, invoice, idempotencyKey);
   } catch (error) {
     if (!isDomainError(error)) throw error;
   }

@@ -3,7 +3,7 @@
 // anything, so a payer who cannot pay gets 422 P104 and no invoice, no ledger row, no grant. The rule is
 // the start requirement PAYMENT_METHOD's (`payerCanBeCharged`, domain/rental-requirements.ts): a payment
 // source, or a payer invoiced by transfer (paymentState INVOICING, whose invoices wait for a transfer:
-// `payerIsInvoiced`, read by finance's bill). See docs/finance.md, "Readiness before a charge".
+// finance's bill reads it, db/payment-billing-rows.ts). See docs/finance.md, "Readiness before a charge".
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
 import { Balance } from './entities/Balance.js';
@@ -33,11 +33,6 @@ async function payerFact(em: EntityManager, owner: PaymentOwner): Promise<PayerF
   if (!customer) return null;
   const sources = await em.find(PaymentSource, { customer: owner.customerId }, { fields: ['type'] });
   return { paymentState: customer.paymentState, paymentSources: sources.map((s) => ({ type: s.type })) };
-}
-
-/** Whether the payer pays by invoice and transfer (paymentState INVOICING): its invoices are never charged. */
-export async function payerIsInvoiced(em: EntityManager, owner: PaymentOwner): Promise<boolean> {
-  return (await payerFact(em, owner))?.paymentState === 'INVOICING';
 }
 
 /** What a one-off purchase would bill: its default balance's credit may cover it all. */

@@ -69,17 +69,6 @@ export async function currentPaymentSource(
   return usable[0] ?? null;
 }
 
-/** The owner's default balance at a business unit (not deleted), if any. */
-export function defaultBalanceOf(
-  em: EntityManager,
-  owner: PaymentOwner,
-  businessUnitId: number,
-): Promise<Balance | null> {
-  const where =
-    owner.userGroupId !== null ? { userGroup: owner.userGroupId } : { customer: owner.customerId };
-  return em.findOne(Balance, { ...where, businessUnit: businessUnitId, isDefault: true, deletedAt: null });
-}
-
 /** The payment of an invoice whose workflow still runs, if any (at most one: a partial unique index). */
 export function runningPaymentOfInvoice(em: EntityManager, invoiceId: number): Promise<Payment | null> {
   return em.findOne(Payment, { invoice: invoiceId, state: { $in: [...runningPaymentStates] } });
@@ -128,7 +117,7 @@ export async function createPayment(em: EntityManager, fields: NewPayment): Prom
  * The payment a key made already, else a fresh id from the payment sequence: one round trip for both
  * (a key seen again burns an id, a gap like any rolled-back insert leaves).
  */
-export async function earlierPaymentOrNextId(
+async function earlierPaymentOrNextId(
   em: EntityManager,
   idempotencyKey: string,
 ): Promise<{ earlier: Payment | null; nextId: number }> {
@@ -143,7 +132,7 @@ export async function earlierPaymentOrNextId(
 }
 
 /** A new payment (OPEN) with the id given, in the unit of work (written by the caller's flush). */
-export function newPayment(em: EntityManager, id: number, fields: NewPayment): Payment {
+function newPayment(em: EntityManager, id: number, fields: NewPayment): Payment {
   return em.create(Payment, {
     id,
     purpose: fields.purpose,
