@@ -20,6 +20,7 @@ import {
   type ResolvedPricing,
 } from './pricing.js';
 import { issueInvoice } from './invoices.js';
+import { preparedRows } from './prepared.js';
 import { DomainError } from '../domain/errors.js';
 import { bookingCancellation, cancellationFeeAmount, priceFee } from '../domain/pricing-fees.js';
 import { bookingLines, priceBooking } from '../domain/pricing-booking.js';
@@ -187,8 +188,18 @@ export async function issueBookingInvoice(
 }
 
 /** The booking a rental was picked up from, if any. */
-export function bookingOfRental(em: EntityManager, rentalId: number): Promise<Booking | null> {
-  return em.findOne(Booking, { rental: rentalId });
+export async function bookingOfRental(
+  em: EntityManager,
+  tenant: string,
+  rentalId: number,
+): Promise<Booking | null> {
+  // Most rentals have no booking: probed through its unique index, the entity read only when there is one.
+  const [row] = await preparedRows<{ id: number }>(
+    em,
+    'select id from booking where tenant_id = $1 and rental_id = $2',
+    [tenant, rentalId],
+  );
+  return row ? em.findOne(Booking, row.id) : null;
 }
 
 /**

@@ -131,18 +131,22 @@ const owners = (rental: Rental) => ({
   userGroupId: rental.userGroup?.id ?? null,
 });
 
-/** Whose vouchers apply to a rental, where and when (its customer and business account, branch, category). */
+/**
+ * Whose vouchers apply to a rental, where and when (its customer and business account, branch, category).
+ * `vehicleCategoryId`: the vehicle's category as the caller read it (else read here).
+ */
 export async function rentalBenefitContext(
   em: EntityManager,
   rental: Rental,
   atMs: number,
+  vehicleCategoryId?: number,
 ): Promise<RentalBenefitContext> {
-  const vehicle = await em.findOne(Vehicle, rental.vehicle.id);
   return {
     customerId: rental.customer.id,
     userGroupId: rental.userGroup?.id ?? null,
     branchId: rental.branch.id,
-    vehicleCategoryId: vehicle?.category.id ?? null,
+    vehicleCategoryId:
+      vehicleCategoryId ?? (await em.findOne(Vehicle, rental.vehicle.id))?.category.id ?? null,
     at: new Date(atMs),
   };
 }
@@ -237,21 +241,30 @@ export async function finaliseRentalBilling(
     idempotencyKey: string;
     /** The caller read `rental` after taking its row lock (so `rental.invoice` is current). */
     locked?: boolean;
+    /** The vehicle's category, when the caller read it with the rental's row (else read here). */
+    vehicleCategoryId?: number;
   },
 ): Promise<RentalBilling> {
   if (!options.locked) await em.lock(rental, LockMode.PESSIMISTIC_WRITE);
   // A booking's rental is priced by the booking's pricing (its window, late return, additions).
-  const booking = await bookingOfRental(em, rental.id);
+  const booking = await bookingOfRental(em, rental.tenant.id, rental.id);
   if (booking) return finaliseBookingRentalBilling(em, rental, booking, options);
   // The customer's vouchers, taken once per rental (the key), whichever attempt or step prices it.
   const key = rentalBenefitKey(rental.id);
   const atMs = (rental.endedAt ?? options.at).getTime();
   const frozen = rental.priceV4 != null;
+  const { vehicleCategoryId } = options;
   // Geofence promotions and surcharges at its start and end positions, granted for it once.
-  const geofence = await finalRentalGeofence(em, rental, frozen, options.at);
+  const geofence = await finalRentalGeofence(
+    em,
+    rental,
+    frozen,
+    options.at,
+    vehicleCategoryId === undefined ? null : { branchId: rental.branch.id, vehicleCategoryId },
+  );
   const benefits =
     geofence.promotionIds.length > 0 || (await mayTakeVouchers(em, owners(rental), key))
-      ? await billingBenefits(em, await rentalBenefitContext(em, rental, atMs), key, {
+      ? await billingBenefits(em, await rentalBenefitContext(em, rental, atMs, vehicleCategoryId), key, {
           frozen,
           ownIds: geofence.promotionIds,
         })

@@ -333,7 +333,7 @@ export async function recordRentalTransition(
     await finaliseRentalBilling(
       em,
       await em.findOneOrFail(Rental, input.rentalId, { populate: ['pricingBundleVersion.bundle'] }),
-      { at, idempotencyKey, locked: true },
+      { at, idempotencyKey, locked: true, vehicleCategoryId: row.category_id },
     );
   return { state };
 }
