@@ -139,6 +139,10 @@ const cacheRefills = [
   'select "c0".* from "compatible_branch"',
   'select "b0".* from "branch"',
   'select "a0".* from "area"',
+  // The tenant's geofence templates (db/geofence-pricing.ts): whether it has any, the ACTIVE ones, their units.
+  'select exists (select ? from voucherable where tenant_id = ? and type in (?, ?)) as any',
+  'select "v0".* from "voucherable" as "v0" where "v0"."tenant_id" = ? and "v0"."status" = ?',
+  'select "b0".* from "business_unit"',
 ];
 const measured = Math.max(1, lifecycles - 1);
 let total = 0;

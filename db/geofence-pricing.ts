@@ -13,27 +13,102 @@ import { Voucher } from './entities/Voucher.js';
 import { Voucherable } from './entities/Voucherable.js';
 import { Vehicle } from './entities/Vehicle.js';
 import type { Rental } from './entities/Rental.js';
-import { branchAncestry } from './branches.js';
-import { geofenceTemplatesAt, grantGeofencePromotion, visiblePromotions } from './vouchers.js';
+import { BusinessUnit } from './entities/BusinessUnit.js';
+import { branchAncestry, branchDirectory } from './branches.js';
+import { preparedRows } from './prepared.js';
+import { deepFreeze, readCacheOf } from './read-cache.js';
+import { geofenceTemplatesAt, grantGeofencePromotion, type GeofenceTemplateFields } from './vouchers.js';
 import { voucherMayMove } from '../domain/benefits.js';
+import { DomainError } from '../domain/errors.js';
 import type { LatLng } from '../domain/geofence.js';
 import type { PricingSurcharge } from '../domain/pricing-benefits.js';
 import { customerPassesGates, geofenceTypes } from '../domain/voucherables.js';
 
+/** A geofence template as a rental's grant reads it: plain data, shared through the read cache. */
+type RentalGeofenceTemplate = GeofenceTemplateFields &
+  Pick<
+    Voucherable,
+    | 'type'
+    | 'businessUnitId'
+    | 'applicableBranchIds'
+    | 'guserRequiredAnnotationIds'
+    | 'guserProhibitedAnnotationIds'
+    | 'applicableVehicleCategoryIds'
+  >;
+
+/** What a tenant's rentals read of its geofence templates, from the read cache. */
+interface TenantGeofenceTemplates {
+  /** Whether the tenant ever had one (any state: else no rental of it carries their vouchers). */
+  any: boolean;
+  /** Its ACTIVE ones, whatever their validity (each use checks it): the ones a rental may be granted. */
+  active: readonly RentalGeofenceTemplate[];
+  /** The time zone of each business unit with an ACTIVE one (their weekly windows are in it). */
+  timeZones: Readonly<Record<number, string>>;
+}
+
 /**
- * Whether the tenant ever had geofence templates (any state: else no rental of it carries their vouchers)
- * and whether one is ACTIVE (else none is granted), in one statement.
+ * The tenant's geofence templates as rentals read them: read once per read-cache lifetime (template,
+ * branch and business-unit writes empty it), since every START and END asks. `warmRentalReadCache` loads
+ * it before the step's transaction, which only reads what the cache holds.
  */
-export async function tenantGeofenceTemplates(em: EntityManager): Promise<{ any: boolean; active: boolean }> {
-  const tenant = em.getFilterParams<{ tenantId?: string }>(TENANT_FILTER)?.tenantId;
-  const [row] = await em.execute<[{ any: boolean; active: boolean }]>(
-    `select exists (select 1 from voucherable where tenant_id = ?
-                      and type in ('GeoFencePromotion', 'GeoFenceSurcharge')) as any,
-            exists (select 1 from voucherable where tenant_id = ? and status = 'ACTIVE' and deleted_at is null
-                      and type in ('GeoFencePromotion', 'GeoFenceSurcharge')) as active`,
-    [tenant, tenant],
+export function tenantGeofenceTemplates(em: EntityManager, tenant: string): Promise<TenantGeofenceTemplates> {
+  return readCacheOf(em).get(em, `geofence-templates:${tenant}`, async () => {
+    const [row] = await preparedRows<{ any: boolean }>(
+      em,
+      `select exists (select 1 from voucherable where tenant_id = $1
+                        and type in ('GeoFencePromotion', 'GeoFenceSurcharge')) as any`,
+      [tenant],
+    );
+    const active = row!.any
+      ? await em.find(
+          Voucherable,
+          { status: 'ACTIVE', deletedAt: null, type: { $in: [...geofenceTypes] } },
+          { orderBy: { id: 'asc' } },
+        )
+      : [];
+    const unitIds = [...new Set(active.map((template) => template.businessUnitId))];
+    const units = unitIds.length ? await em.find(BusinessUnit, { id: { $in: unitIds } }) : [];
+    return deepFreeze({
+      any: row!.any,
+      active: active.map((template) => ({
+        id: template.id,
+        type: template.type,
+        businessUnitId: template.businessUnitId,
+        applicableBranchIds: template.applicableBranchIds ?? null,
+        validUntil: template.validUntil ?? null,
+        geofence: template.geofence ?? null,
+        weekdays: template.weekdays ?? null,
+        recurrenceStart: template.recurrenceStart ?? null,
+        durationMinutes: template.durationMinutes ?? null,
+        guserRequiredAnnotationIds: [...template.guserRequiredAnnotationIds],
+        guserProhibitedAnnotationIds: [...template.guserProhibitedAnnotationIds],
+        applicableVehicleCategoryIds: template.applicableVehicleCategoryIds ?? null,
+      })),
+      timeZones: Object.fromEntries(units.map((unit) => [unit.id, unit.timeZoneId])),
+    });
+  });
+}
+
+/**
+ * The ACTIVE geofence templates a branch's rentals may be granted (`visiblePromotions`' rule: its business
+ * unit's, within their branches), with the unit's time zone.
+ */
+async function branchGeofenceTemplates(
+  em: EntityManager,
+  tenant: string,
+  branchId: number,
+  all: TenantGeofenceTemplates,
+): Promise<{ templates: readonly RentalGeofenceTemplate[]; timeZoneId: string }> {
+  const { branches } = await branchDirectory(em, tenant, { branchId });
+  const unitId = branches.get(branchId)?.businessUnitId;
+  if (unitId === undefined) throw new DomainError('B404', `branch ${branchId} not found`);
+  const ancestry = new Set(await branchAncestry(em, tenant, branchId));
+  const templates = all.active.filter(
+    (template) =>
+      template.businessUnitId === unitId &&
+      (!template.applicableBranchIds?.length || template.applicableBranchIds.some((id) => ancestry.has(id))),
   );
-  return row;
+  return { templates, timeZoneId: all.timeZones[unitId] ?? 'UTC' };
 }
 
 /** Whether a voucher was granted for one rental by its position (never applies to another rental). */
@@ -55,36 +130,24 @@ export interface RentalGeofenceContext {
  * Grants the rental the geofence promotions and surcharges in force at its recorded start position (at its
  * start) and end position (at its end) that the customer's annotations and the vehicle category admit,
  * each template once per rental (`grantGeofencePromotion`), valid from `at`. Call it inside the step's
- * transaction. One indexed statement first (unless the caller says whether ACTIVE templates exist,
- * `activeTemplates`): a tenant without ACTIVE geofence templates reads nothing more. The templates of both
- * points are read at once.
+ * transaction. The templates come from the read cache (`tenantGeofenceTemplates`, or the caller's read of
+ * it): a tenant without ACTIVE geofence templates reads nothing more, and both points share one read.
  */
 export async function grantRentalGeofenceVouchers(
   em: EntityManager,
   context: RentalGeofenceContext,
   at: Date,
-  activeTemplates?: boolean,
+  templates?: TenantGeofenceTemplates,
 ): Promise<void> {
   const points = [context.start, context.end].filter(
     (point): point is { position: LatLng; at: Date } => point?.position != null && point.at != null,
   );
   if (points.length === 0) return;
-  if (activeTemplates === undefined) {
-    const tenant = em.getFilterParams<{ tenantId?: string }>(TENANT_FILTER)?.tenantId;
-    const [row] = await em.execute<[{ found: boolean }]>(
-      `select exists (select 1 from voucherable where tenant_id = ? and status = 'ACTIVE' and deleted_at is null
-                        and type in ('GeoFencePromotion', 'GeoFenceSurcharge')) as found`,
-      [tenant],
-    );
-    activeTemplates = row.found;
-  }
-  if (!activeTemplates) return;
-  const visible = await visiblePromotions(em, {
-    branchId: context.branchId,
-    at: new Date(Math.min(...points.map((point) => point.at.getTime()))),
-    types: geofenceTypes,
-  });
-  const found = new Map<number, Voucherable>();
+  const tenant = em.getFilterParams<{ tenantId?: string }>(TENANT_FILTER)?.tenantId ?? '';
+  const all = templates ?? (await tenantGeofenceTemplates(em, tenant));
+  if (all.active.length === 0) return;
+  const visible = await branchGeofenceTemplates(em, tenant, context.branchId, all);
+  const found = new Map<number, RentalGeofenceTemplate>();
   for (const point of points)
     for (const template of geofenceTemplatesAt(visible, point)) found.set(template.id, template);
   if (found.size === 0) return;
@@ -126,6 +189,16 @@ export async function rentalGeofenceVouchers(
   em: EntityManager,
   context: Pick<RentalGeofenceContext, 'rentalId' | 'customerId' | 'branchId' | 'vehicleCategoryId'>,
 ): Promise<RentalGeofenceVouchers> {
+  const tenant = em.getFilterParams<{ tenantId?: string }>(TENANT_FILTER)?.tenantId ?? '';
+  const none: RentalGeofenceVouchers = { vouchers: [], promotionIds: [], surcharges: [] };
+  // Most rentals got none: probed as a row first, the entities read only when there are some.
+  const [granted] = await preparedRows<{ any: boolean }>(
+    em,
+    `select exists (select 1 from voucher where tenant_id = $1 and customer_id = $2
+                      and source_kind = 'PROMOTION' and source_reference like $3) as any`,
+    [tenant, context.customerId, `geofence:%:rental:${context.rentalId}`],
+  );
+  if (!granted!.any) return none;
   const vouchers = await em.find(
     Voucher,
     {
@@ -135,8 +208,7 @@ export async function rentalGeofenceVouchers(
     },
     { orderBy: { id: 'asc' } },
   );
-  if (vouchers.length === 0) return { vouchers, promotionIds: [], surcharges: [] };
-  const tenant = em.getFilterParams<{ tenantId?: string }>(TENANT_FILTER)?.tenantId ?? '';
+  if (vouchers.length === 0) return none;
   const ancestry = new Set(await branchAncestry(em, tenant, context.branchId));
   const templates = new Map(
     (
@@ -185,7 +257,7 @@ export async function finalRentalGeofence(
 ): Promise<RentalGeofenceVouchers> {
   const none: RentalGeofenceVouchers = { vouchers: [], promotionIds: [], surcharges: [] };
   if (!rental.startedAt) return none;
-  const templates = await tenantGeofenceTemplates(em);
+  const templates = await tenantGeofenceTemplates(em, rental.tenant.id);
   if (!templates.any) return none;
   const context: RentalGeofenceContext = {
     rentalId: rental.id,
@@ -196,7 +268,7 @@ export async function finalRentalGeofence(
     start: { position: rental.startPosition, at: rental.startedAt },
     end: { position: rental.endPosition, at: rental.endedAt ?? at },
   };
-  if (!frozen) await grantRentalGeofenceVouchers(em, context, rental.endedAt ?? at, templates.active);
+  if (!frozen) await grantRentalGeofenceVouchers(em, context, rental.endedAt ?? at, templates);
   return rentalGeofenceVouchers(em, context);
 }
 

@@ -1,6 +1,6 @@
 // A short-lived, per-process cache of small, rarely written, often read tenant data (grants, the branch
-// tree, business units, resolved vehicle categories, settings, branch geofences and compatible branches), so
-// a request does not re-read them every time.
+// tree, business units, resolved vehicle categories, settings, branch geofences and compatible branches,
+// the geofence promotion and surcharge templates), so a request does not re-read them every time.
 //
 // Correctness: the cache is a MikroORM event subscriber of the ORM it serves. Any flush that writes one of
 // the watched entities empties it (after the flush, and again when the surrounding transaction commits or
@@ -27,6 +27,7 @@ import { Role } from './entities/Role.js';
 import { RoleAssignment } from './entities/RoleAssignment.js';
 import { Setting } from './entities/Setting.js';
 import { VehicleCategory } from './entities/VehicleCategory.js';
+import { Voucherable } from './entities/Voucherable.js';
 
 /** The longest an entry is served, so writes this process does not see still show within this bound. */
 export const READ_CACHE_TTL_MS = 2_000;
@@ -55,7 +56,10 @@ interface NativePool {
 /** Backoff of the listener's reconnection attempts. */
 const RECONNECT_MS = { first: 500, max: 30_000 } as const;
 
-/** Entities whose writes invalidate the cache (grants, scopes, category configuration, settings, geography). */
+/**
+ * Entities whose writes invalidate the cache (grants, scopes, category configuration, settings, geography,
+ * voucher templates).
+ */
 const watchedEntities = new Set<unknown>([
   ApiClient,
   Area,
@@ -66,6 +70,7 @@ const watchedEntities = new Set<unknown>([
   RoleAssignment,
   Setting,
   VehicleCategory,
+  Voucherable,
 ]);
 
 /** How long an open transaction that wrote a watched entity suspends storing, at most. */

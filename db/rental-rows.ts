@@ -4,6 +4,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { branchDirectory } from './branches.js';
 import { categoryReadiness } from './categories.js';
+import { tenantGeofenceTemplates } from './geofence-pricing.js';
 import { warmSettings } from './settings.js';
 
 /** The rental row's JSON columns, written as jsonb by `insertTenantRow` / `updateTenantRow`. */
@@ -20,9 +21,9 @@ export const vehicleJsonColumns: ReadonlySet<string> = new Set(['sensors']);
 export const noJsonColumns: ReadonlySet<string> = new Set<string>();
 
 /**
- * Fills the read cache (categories, branch tree and the setting keys the step reads) outside any
- * transaction, with an EntityManager that is in none: a transaction serves what the cache holds but never
- * stores into it, so without this every transition would read them all again.
+ * Fills the read cache (categories, branch tree, geofence templates and the setting keys the step reads)
+ * outside any transaction, with an EntityManager that is in none: a transaction serves what the cache
+ * holds but never stores into it, so without this every transition would read them all again.
  */
 export async function warmRentalReadCache(
   em: EntityManager,
@@ -31,5 +32,6 @@ export async function warmRentalReadCache(
 ): Promise<void> {
   await categoryReadiness(em);
   await branchDirectory(em, tenant);
+  await tenantGeofenceTemplates(em, tenant);
   await warmSettings(em, tenant, settingKeys);
 }

@@ -505,6 +505,12 @@ export async function visiblePromotions(
   };
 }
 
+/** What the position rules read of a geofence template (a Voucherable is one; the read cache holds plain ones). */
+export type GeofenceTemplateFields = Pick<
+  Voucherable,
+  'id' | 'validUntil' | 'geofence' | 'weekdays' | 'recurrenceStart' | 'durationMinutes'
+>;
+
 /**
  * The geofence promotions and surcharges in force at a position and instant (their area contains it and
  * their weekly window is open): what a rental starting or ending there gets (`grantGeofencePromotion`).
@@ -522,10 +528,10 @@ export async function geofencePromotionsAt(
  * point: still valid then, their area contains it and their weekly window is open. Several points
  * (a rental's start and end) share one read of the templates, at the earliest of their instants.
  */
-export function geofenceTemplatesAt(
-  visible: { templates: readonly Voucherable[]; timeZoneId: string },
+export function geofenceTemplatesAt<Template extends GeofenceTemplateFields>(
+  visible: { templates: readonly Template[]; timeZoneId: string },
   point: { position: LatLng; at: Date },
-): Voucherable[] {
+): Template[] {
   return visible.templates.filter(
     (template) =>
       (template.validUntil == null || template.validUntil > point.at) &&
