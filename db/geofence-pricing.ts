@@ -62,12 +62,12 @@ export function tenantGeofenceTemplates(em: EntityManager, tenant: string): Prom
     const active = row!.any
       ? await em.find(
           Voucherable,
-          { status: 'ACTIVE', deletedAt: null, type: { $in: [...geofenceTypes] } },
+          { tenant, status: 'ACTIVE', deletedAt: null, type: { $in: [...geofenceTypes] } },
           { orderBy: { id: 'asc' } },
         )
       : [];
     const unitIds = [...new Set(active.map((template) => template.businessUnitId))];
-    const units = unitIds.length ? await em.find(BusinessUnit, { id: { $in: unitIds } }) : [];
+    const units = unitIds.length ? await em.find(BusinessUnit, { tenant, id: { $in: unitIds } }) : [];
     return deepFreeze({
       any: row!.any,
       active: active.map((template) => ({
