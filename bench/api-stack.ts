@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { migrateDatabase } from '../db/orm.js';
 import { startEmbeddedPostgres } from '../platform/embedded-postgres.js';
@@ -14,6 +14,8 @@ import { connectOrm } from '../composition/orm.js';
 import { seedTenant } from '../composition/seed.js';
 import { createApp } from '../composition/app.js';
 import { demoOperatorClient } from '../db/seed/access.js';
+import { Customer } from '../db/entities/Customer.js';
+import { PaymentSource } from '../db/entities/PaymentSource.js';
 import type { PaymentGateways } from '../platform/payment-gateway/port.js';
 
 export interface BenchApi {
@@ -149,4 +151,27 @@ export function jsonClient(base: string, token: string) {
       request.on('error', reject);
       request.end(payload);
     });
+}
+
+/**
+ * A customer for a bench lane, with a card on file (the shipped start requirements ask for a payment
+ * method, P104): a customer has one open rental at a time, so each concurrent lane needs its own.
+ * `name` makes the email and card reference unique within the tenant.
+ */
+export async function benchCustomer(
+  em: EntityManager,
+  businessUnitId: number,
+  name: string,
+): Promise<number> {
+  const customer = em.create(Customer, { email: `${name}@example.com`, firstName: 'Bench', lastName: name });
+  em.create(PaymentSource, {
+    customer,
+    businessUnit: businessUnitId,
+    type: 'CARD',
+    provider: 'bench',
+    providerReference: `pm_${name}`,
+    label: 'Visa •••• 4242',
+  });
+  await em.flush();
+  return customer.id;
 }

@@ -7,13 +7,11 @@
 // without the throughput bench's run-to-run noise. BENCH_CPU_PROFILE=file.cpuprofile profiles the
 // lifecycles' main thread.
 // Usage: npm run bench:lifecycle-cpu [-- seconds-per-side lanes]   (defaults 40 s, 16 lanes)
-import { Customer } from '../db/entities/Customer.js';
-import { PaymentSource } from '../db/entities/PaymentSource.js';
 import { Vehicle } from '../db/entities/Vehicle.js';
 import { tenantEm } from '../db/orm.js';
 import { startThrowawayInfrastructure } from '../tests/support/infrastructure.js';
 import { startTestBackend } from '../tests/support/stack.js';
-import { jsonClient, startBenchApi } from './api-stack.js';
+import { benchCustomer, jsonClient, startBenchApi } from './api-stack.js';
 import { cpuSnapshot, cpuSpent, profiledRun, type CpuGroup } from './process-cpu.js';
 
 process.env.LOG_LEVEL ??= 'warn';
@@ -38,21 +36,7 @@ const operate = (rentalId: number, operationType: string) =>
 // Each lane its own customer (one open rental per customer, a card for the start requirements) and vehicle.
 const customers: number[] = [];
 for (let lane = 0; lane < vehicles.length; lane += 1) {
-  const customer = em.create(Customer, {
-    email: `cpu-${lane}@example.com`,
-    firstName: 'Cpu',
-    lastName: `Lane ${lane}`,
-  });
-  em.create(PaymentSource, {
-    customer,
-    businessUnit: backend.seed.businessUnitId,
-    type: 'CARD',
-    provider: 'bench',
-    providerReference: `pm_cpu_${lane}`,
-    label: 'Visa •••• 4242',
-  });
-  await em.flush();
-  customers.push(customer.id);
+  customers.push(await benchCustomer(em, backend.seed.businessUnitId, `cpu-${lane}`));
 }
 const rent = async (lane: number) =>
   (await call('POST', '/rentals', { guserId: customers[lane], vehicleId: vehicles[lane]!.id })).id;

@@ -3,13 +3,11 @@
 // Temporal server and PostgreSQL: where the rental lifecycle bench's CPU goes. Lifecycles run one at a
 // time, so each statement and CPU second is attributed to its step.
 // Usage: npm run bench:lifecycle-queries [-- lifecycles]   (default 5; the first one is a warm-up)
-import { Customer } from '../db/entities/Customer.js';
-import { PaymentSource } from '../db/entities/PaymentSource.js';
 import { Vehicle } from '../db/entities/Vehicle.js';
 import { tenantEm } from '../db/orm.js';
 import { startThrowawayInfrastructure } from '../tests/support/infrastructure.js';
 import { startTestBackend } from '../tests/support/stack.js';
-import { startBenchApi } from './api-stack.js';
+import { benchCustomer, startBenchApi } from './api-stack.js';
 import { cpuSnapshot, cpuSpent, type CpuGroup } from './process-cpu.js';
 import { lifecycleSteps, type LifecycleStep } from './lifecycle-stats.js';
 import { rentalWorkflowId } from '../workflows/rental.messages.js';
@@ -23,21 +21,7 @@ const backend = await startTestBackend({ commandTimeoutMs: 5000 });
 const { base, token, close: closeApi } = await startBenchApi(backend);
 const em = tenantEm(backend.orm, backend.seed.tenant);
 const [vehicle] = await em.find(Vehicle, {}, { orderBy: { id: 'asc' }, limit: 1 });
-const customer = em.create(Customer, {
-  email: 'queries@example.com',
-  firstName: 'Query',
-  lastName: 'Count',
-});
-// The shipped start requirements ask for a payment method (P104).
-em.create(PaymentSource, {
-  customer,
-  businessUnit: backend.seed.businessUnitId,
-  type: 'CARD',
-  provider: 'bench',
-  providerReference: 'pm_bench_queries',
-  label: 'Visa •••• 4242',
-});
-await em.flush();
+const customerId = await benchCustomer(em, backend.seed.businessUnitId, 'queries');
 
 async function call(method: string, path: string, body?: unknown): Promise<{ id: number }> {
   const response = await fetch(`${base}/back${path}`, {
@@ -115,7 +99,7 @@ for (let index = 0; index < lifecycles; index += 1) {
   }
   rentalId = 0;
   await run('create', async () => {
-    rentalId = (await call('POST', '/rentals', { guserId: customer.id, vehicleId: vehicle!.id })).id;
+    rentalId = (await call('POST', '/rentals', { guserId: customerId, vehicleId: vehicle!.id })).id;
   });
   for (const operationType of ['START', 'PARK', 'DRIVE', 'END'] as const)
     await run(operationType, async () => {

@@ -24,13 +24,11 @@
 // body's schema, the branch, the customer's facts, END's requirement, price, numbered invoice, lines,
 // ledger, events and outbox rows, the gateway's book): what any implementation of the lifecycle costs
 // here, so fleetflow's ratio reads against a reachable one.
-import { Customer } from '../db/entities/Customer.js';
-import { PaymentSource } from '../db/entities/PaymentSource.js';
 import { Vehicle } from '../db/entities/Vehicle.js';
 import { tenantEm } from '../db/orm.js';
 import { startThrowawayInfrastructure } from '../tests/support/infrastructure.js';
 import { startTestBackend } from '../tests/support/stack.js';
-import { jsonClient, startBenchApi } from './api-stack.js';
+import { benchCustomer, jsonClient, startBenchApi } from './api-stack.js';
 import {
   formatRatio,
   formatResult,
@@ -124,22 +122,7 @@ async function runFleetflow(
   // Each lane needs its own customer (one open rental per customer) and vehicle.
   const laneCustomers: number[] = [];
   for (let lane = 0; lane < lanes; lane += 1) {
-    const customer = em.create(Customer, {
-      email: `bench-${lane}@example.com`,
-      firstName: 'Bench',
-      lastName: `Lane ${lane}`,
-    });
-    // The shipped start requirements ask for a payment method (P104).
-    em.create(PaymentSource, {
-      customer,
-      businessUnit: backend.seed.businessUnitId,
-      type: 'CARD',
-      provider: 'bench',
-      providerReference: `pm_bench_${lane}`,
-      label: 'Visa •••• 4242',
-    });
-    await em.flush();
-    laneCustomers.push(customer.id);
+    laneCustomers.push(await benchCustomer(em, backend.seed.businessUnitId, `bench-${lane}`));
   }
   if (round === 0) memoryBefore = process.memoryUsage().rss;
   sampleMemory();
