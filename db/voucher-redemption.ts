@@ -67,7 +67,11 @@ async function assertRedeemable(em: EntityManager, template: Voucherable, custom
   }
 }
 
-/** Counts one redemption against a template's maxRedeems (W124 when it is reached), atomically. */
+/**
+ * Counts one redemption against a template's maxRedeems (W124 when it is reached), atomically, in the
+ * database only: the loaded template keeps the count it was read with, since a count changed on the entity
+ * would be written back by the next flush, overwriting the redemptions counted meanwhile.
+ */
 async function countAgainstTemplate(em: EntityManager, template: Voucherable): Promise<void> {
   const counted = await em.execute(
     `update voucherable set redeem_count = redeem_count + 1
@@ -77,7 +81,6 @@ async function countAgainstTemplate(em: EntityManager, template: Voucherable): P
   );
   if (Number((counted as { affectedRows?: number }).affectedRows ?? 0) === 0)
     throw new DomainError('W124', `the offer "${template.name}" reached its redeem limit`);
-  template.redeemCount += 1;
 }
 
 /**

@@ -424,6 +424,21 @@ describe('codes', () => {
     expectError(await redeem((await homed()).token, code), 422, 'W136');
   });
 
+  test("twenty customers at once on a template's code limited to three: three vouchers, W124 for the rest", async () => {
+    const code = freshCode();
+    const templateId = await activeTemplate({ code, maxRedeems: 3 });
+    const customers = [];
+    for (let index = 0; index < 20; index += 1) customers.push(await customer());
+    const answers = await Promise.all(customers.map((one) => redeem(one.token, code)));
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(3);
+    for (const refused of answers.filter((answer) => answer.status !== 200))
+      expectError(refused, 422, 'W124');
+    // The count is the database's, never an instance's stale copy written back by a later flush.
+    const read = await call('GET', back(`/voucherables/${templateId}`), { token: operator });
+    expect(read.body.redeemCount).toBe(3);
+    expectError(await redeem((await customer()).token, code), 422, 'W124');
+  });
+
   test('a reward code is claimed once per customer (RW101)', async () => {
     const templateId = await activeTemplate({
       type: 'Reward',
