@@ -2,6 +2,7 @@
 // buy, own list and detail, cancel/reactivate/renew by code, switch and DELETE; the operator's list,
 // detail, cancel with cancelBenefits, buy on a customer's behalf and the deprecated /subscriptions;
 // customers' isolation, another tenant, missing permissions and hostile input, each a catalogue error.
+import { Invoice } from '../db/entities/Invoice.js';
 import { Voucher } from '../db/entities/Voucher.js';
 import { periodVoucherReference } from '../domain/subscription.js';
 import { expectError, type CallOptions, type Reply } from './support/http.js';
@@ -130,6 +131,25 @@ test('the app: catalogue, buy, own list and detail, auto-renewal off and on, ren
   });
   expect(again.status).toBe(201);
   expect(again.body.id).not.toBe(id);
+});
+
+test('twenty purchases of one plan at once: one subscription, one invoice, nineteen SU103', async () => {
+  const plan = await createPlan(finance, seed().businessUnitId, seed().branchId, { price: '4.00' });
+  const cleo = await appCustomer();
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, () =>
+      call('POST', front(`/subscriptions/buy/${plan.code}`), {
+        token: cleo.token,
+        body: { branchId: seed().branchId },
+      }),
+    ),
+  );
+  expect(answers.filter((answer) => answer.status === 201)).toHaveLength(1);
+  for (const refused of answers.filter((answer) => answer.status !== 201)) expectError(refused, 409, 'SU103');
+  const mine = await call('GET', front('/user-subscriptions'), { token: cleo.token });
+  expect(mine.headers.get('X-Total-Count')).toBe('1');
+  const invoices = await session.em().find(Invoice, { customer: cleo.id });
+  expect(invoices).toHaveLength(1);
 });
 
 test('a purchase the gateway refuses is SU119 and leaves an EXPIRED subscription with autoRenewal FAILED', async () => {
