@@ -131,11 +131,10 @@ export function authenticationMiddleware(table: RouteTable, tokens: TokenService
     const prefix = interfacePrefix.exec(req.path);
     const { exact, pathAnonymous } = table.match(req.method, req.path);
     if (exact) res.locals.routeTemplate = exact.template;
-    if (!prefix) return next();
     // A method an anonymous path lacks is answered 405 by the validator: without a token to check, a
     // 401 would tell the caller less than the documents do.
     const mode = exact ? authenticationOf(exact.route) : pathAnonymous ? 'none' : 'required';
-    if (mode !== 'none') {
+    if (prefix && mode !== 'none') {
       let tenant: string;
       try {
         tenant = decodeURIComponent(prefix[1]!);
@@ -146,6 +145,7 @@ export function authenticationMiddleware(table: RouteTable, tokens: TokenService
       const principal = await authenticateRequest(tokens, req, scope, tenant, mode);
       if (principal) req.context.principal = principal;
     }
+    // Every declared route's numbers, the sign-in and signing routes outside the interfaces included.
     if (exact) assertPlainNumbers(exact.numbers, req.path, req.query);
     next();
   };
