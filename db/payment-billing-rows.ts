@@ -101,8 +101,6 @@ const lockBillFacts = `
    where i.tenant_id = $1 and i.id = $2
      for update of i`;
 
-const noJsonColumns: ReadonlySet<string> = new Set();
-
 /**
  * Bills an OPEN invoice in the caller's transaction (it locks the invoice row): BILLED with `billedAt`,
  * the owner's default balance credit applied first (a negative INVOICE ledger row), and a payment (OPEN)
@@ -172,28 +170,22 @@ export async function billInvoiceRows(
     changes.due_at = await invoiceDueDateOf(em, request.tenant, invoiceId, request.at);
   } else {
     // The partial unique index refuses a second running payment of the invoice.
-    await insertTenantRow(
-      em,
-      'payment',
-      request.tenant,
-      {
-        id: facts.next_id,
-        purpose: 'INVOICE',
-        state: 'OPEN',
-        business_unit_id: facts.business_unit_id,
-        customer_id: facts.customer_id,
-        user_group_id: facts.user_group_id,
-        invoice_id: invoiceId,
-        gateway: request.gateway,
-        amount: formatAmount(left.toString(), facts.currency),
-        currency: facts.currency,
-        attempt_count: 0,
-        workflow_id: request.workflowIdOf(facts.next_id),
-        requested_by: request.requestedBy,
-        idempotency_key: request.idempotencyKey,
-      },
-      noJsonColumns,
-    );
+    await insertTenantRow(em, 'payment', request.tenant, {
+      id: facts.next_id,
+      purpose: 'INVOICE',
+      state: 'OPEN',
+      business_unit_id: facts.business_unit_id,
+      customer_id: facts.customer_id,
+      user_group_id: facts.user_group_id,
+      invoice_id: invoiceId,
+      gateway: request.gateway,
+      amount: formatAmount(left.toString(), facts.currency),
+      currency: facts.currency,
+      attempt_count: 0,
+      workflow_id: request.workflowIdOf(facts.next_id),
+      requested_by: request.requestedBy,
+      idempotency_key: request.idempotencyKey,
+    });
     payment = {
       id: facts.next_id,
       state: 'OPEN',
@@ -201,7 +193,7 @@ export async function billInvoiceRows(
       customer: { id: facts.customer_id },
     };
   }
-  await updateTenantRow(em, 'invoice', request.tenant, invoiceId, { state, ...changes }, noJsonColumns);
+  await updateTenantRow(em, 'invoice', request.tenant, invoiceId, { state, ...changes });
   const billedEvent: EventFields = {
     type: 'INVOICE_BILLED',
     createdAt: request.at,

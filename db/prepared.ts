@@ -97,6 +97,9 @@ export function bindColumn(
   return `$${values.length}${json ? '::jsonb' : ''}`;
 }
 
+/** For writes that set no JSON column (the default). */
+const noJsonColumns: ReadonlySet<string> = new Set<string>();
+
 function checkedTable(table: string): string {
   if (!/^[a-z_]+$/.test(table)) throw new Error(`not a table name: ${table}`);
   return `"${table}"`;
@@ -113,7 +116,7 @@ export async function updateTenantRow(
   tenant: string,
   id: number,
   changes: Record<string, unknown>,
-  jsonColumns: ReadonlySet<string>,
+  jsonColumns: ReadonlySet<string> = noJsonColumns,
 ): Promise<void> {
   const values: unknown[] = [tenant, id];
   const assignments = Object.entries({ ...changes, updated_at: new Date() }).map(
@@ -135,7 +138,7 @@ export async function insertTenantRow(
   table: string,
   tenant: string,
   row: Record<string, unknown>,
-  jsonColumns: ReadonlySet<string>,
+  jsonColumns: ReadonlySet<string> = noJsonColumns,
 ): Promise<void> {
   const now = new Date();
   const columns = Object.entries({ tenant_id: tenant, ...row, created_at: now, updated_at: now });

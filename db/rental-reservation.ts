@@ -17,7 +17,7 @@ import { isUniqueViolation } from './constraints.js';
 import { pinRentalPricing } from './rental-billing.js';
 import { assertStartRequirements } from './rental-requirements.js';
 import { bookingPricingVersionOf, linkBookingRental } from './booking-lifecycle.js';
-import { noJsonColumns, rentalJsonColumns } from './rental-rows.js';
+import { rentalJsonColumns } from './rental-rows.js';
 import { DomainError } from '../domain/errors.js';
 import {
   RENTAL_RESERVATION_SETTING_KEY,
@@ -354,14 +354,7 @@ export async function reserveRentalRecord(
     throw error;
   }
   if (input.bookingId !== undefined) await linkBookingRental(em, input.bookingId, rental);
-  await updateTenantRow(
-    em,
-    'vehicle',
-    input.tenant,
-    vehicle.id,
-    { rental_state: 'RESERVATION' },
-    noJsonColumns,
-  );
+  await updateTenantRow(em, 'vehicle', input.tenant, vehicle.id, { rental_state: 'RESERVATION' });
   events.push({
     type: 'RENTAL_RESERVATION',
     ...about,

@@ -17,8 +17,6 @@ export const rentalJsonColumns: ReadonlySet<string> = new Set([
 ]);
 /** The vehicle row's JSON columns a transition writes. */
 export const vehicleJsonColumns: ReadonlySet<string> = new Set(['sensors']);
-/** For writes that set no JSON column. */
-export const noJsonColumns: ReadonlySet<string> = new Set<string>();
 
 /**
  * Fills the read cache (categories, branch tree, geofence templates and the setting keys the step reads)
