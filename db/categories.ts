@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { TENANT_FILTER } from './entities/TenantScoped.js';
+import { TENANT_FILTER, tenantIdOf } from './entities/TenantScoped.js';
 import { VehicleCategory } from './entities/VehicleCategory.js';
 import { readCacheOf, deepFreeze } from './read-cache.js';
 import { effectiveCategoryConfiguration, type VehicleCategoryConfiguration } from '../domain/vehicle.js';
@@ -107,8 +107,7 @@ async function loadCategoryReadiness(
  * category writes empty it): vehicle reads compute availability without reading the categories each time.
  */
 export async function categoryReadiness(em: EntityManager): Promise<ReadonlyMap<number, CategoryReadiness>> {
-  const tenant = em.getFilterParams<{ tenantId?: string }>(TENANT_FILTER)?.tenantId;
-  if (!tenant) throw new Error('category readiness is read through a tenant EntityManager (tenantEm)');
+  const tenant = tenantIdOf(em);
   return readCacheOf(em).get(em, `categories:${tenant}`, () => loadCategoryReadiness(em, tenant));
 }
 

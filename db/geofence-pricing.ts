@@ -8,7 +8,7 @@
 // and its final price closes them (USED_UP).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AnnotationAssignment } from './entities/AnnotationAssignment.js';
-import { TENANT_FILTER } from './entities/TenantScoped.js';
+import { tenantIdOf } from './entities/TenantScoped.js';
 import { Voucher } from './entities/Voucher.js';
 import { Voucherable } from './entities/Voucherable.js';
 import { Vehicle } from './entities/Vehicle.js';
@@ -143,7 +143,7 @@ export async function grantRentalGeofenceVouchers(
     (point): point is { position: LatLng; at: Date } => point?.position != null && point.at != null,
   );
   if (points.length === 0) return;
-  const tenant = em.getFilterParams<{ tenantId?: string }>(TENANT_FILTER)?.tenantId ?? '';
+  const tenant = tenantIdOf(em);
   const all = templates ?? (await tenantGeofenceTemplates(em, tenant));
   if (all.active.length === 0) return;
   const visible = await branchGeofenceTemplates(em, tenant, context.branchId, all);
@@ -189,7 +189,7 @@ export async function rentalGeofenceVouchers(
   em: EntityManager,
   context: Pick<RentalGeofenceContext, 'rentalId' | 'customerId' | 'branchId' | 'vehicleCategoryId'>,
 ): Promise<RentalGeofenceVouchers> {
-  const tenant = em.getFilterParams<{ tenantId?: string }>(TENANT_FILTER)?.tenantId ?? '';
+  const tenant = tenantIdOf(em);
   const none: RentalGeofenceVouchers = { vouchers: [], promotionIds: [], surcharges: [] };
   // Most rentals got none: probed as a row first, the entities read only when there are some.
   const [granted] = await preparedRows<{ any: boolean }>(

@@ -6,7 +6,7 @@ import { Branch } from './entities/Branch.js';
 import { CostCenter } from './entities/CostCenter.js';
 import { Customer } from './entities/Customer.js';
 import { GroupMembership } from './entities/GroupMembership.js';
-import { TENANT_FILTER } from './entities/TenantScoped.js';
+import { tenantIdOf } from './entities/TenantScoped.js';
 import { UserGroup } from './entities/UserGroup.js';
 import { effectiveSetting } from './settings.js';
 import { DomainError } from '../domain/errors.js';
@@ -157,7 +157,7 @@ export async function inviteMembers(
   groupId: number,
   emails: readonly string[],
 ): Promise<void> {
-  const tenant = em.getFilterParams<{ tenantId?: string }>(TENANT_FILTER)!.tenantId!;
+  const tenant = tenantIdOf(em);
   const customers = await em.find(Customer, { email: { $in: [...emails] } }, { fields: ['id'] });
   // One row per customer at most (the unique customer index): a member, a requester or someone invited
   // elsewhere gets nothing, silently.
@@ -231,7 +231,7 @@ export async function memberCounts(
   groupIds: readonly number[],
 ): Promise<Map<number, number>> {
   if (!groupIds.length) return new Map();
-  const tenant = em.getFilterParams<{ tenantId: string }>(TENANT_FILTER).tenantId;
+  const tenant = tenantIdOf(em);
   const rows = await em.execute<Array<{ group_id: number; count: string }>>(
     `select group_id, count(*) as count from group_membership
       where tenant_id = ? and state = 'ACTIVE' and group_id in (${groupIds.map(() => '?').join(', ')})

@@ -4,11 +4,11 @@
 // in db/payments.ts.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { insertEvents } from './events.js';
+import { tenantIdOf } from './entities/TenantScoped.js';
 import { preparedRows } from './prepared.js';
 import {
   paymentOutcomeEventType,
   paymentOutcomePayload,
-  tenantOfEm,
   type AttemptOutcome,
   type PaymentOutcomeFigures,
 } from './payments.js';
@@ -83,7 +83,7 @@ export async function recordChargeOutcomeEvent(
   written?: ChargeOutcomeEventSource,
 ): Promise<void> {
   const idempotencyKey = `${attemptKey}/outcome/payment-event`;
-  const tenant = tenantOfEm(em);
+  const tenant = tenantIdOf(em);
   let source = written;
   if (!source) {
     const [row] = await preparedRows<ChargeOutcomeEventRow>(
@@ -212,7 +212,7 @@ export async function recordInvoiceChargeOutcome(
             i.booking_id
        from p left join i on true`,
     [
-      tenantOfEm(em),
+      tenantIdOf(em),
       change.paymentId,
       change.attempt,
       to,

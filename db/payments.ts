@@ -10,7 +10,7 @@ import { Payment } from './entities/Payment.js';
 import { PaymentAttempt } from './entities/PaymentAttempt.js';
 import { PaymentSource } from './entities/PaymentSource.js';
 import { appendBalanceUpdate } from './balance-ledger.js';
-import { TENANT_FILTER } from './entities/TenantScoped.js';
+import { tenantIdOf } from './entities/TenantScoped.js';
 import { eventRecorded, recordEvent, type EventFields } from './events.js';
 import { preparedRows } from './prepared.js';
 import type { PaymentOwner } from './payer-readiness.js';
@@ -125,7 +125,7 @@ async function earlierPaymentOrNextId(
     em,
     `select (select id from payment where tenant_id = $1 and idempotency_key = $2) as earlier,
             nextval('payment_id_seq')::int as next`,
-    [tenantOfEm(em), idempotencyKey],
+    [tenantIdOf(em), idempotencyKey],
   );
   const earlier = row!.earlier === null ? null : await em.findOneOrFail(Payment, row!.earlier);
   return { earlier, nextId: row!.next };
@@ -149,13 +149,6 @@ function newPayment(em: EntityManager, id: number, fields: NewPayment): Payment 
     requestedBy: fields.requestedBy,
     idempotencyKey: fields.idempotencyKey,
   });
-}
-
-/** The tenant a tenant EntityManager is confined to (for statements written without the ORM). */
-export function tenantOfEm(em: EntityManager): string {
-  const tenant = em.getFilterParams<{ tenantId?: string }>(TENANT_FILTER)?.tenantId;
-  if (!tenant) throw new Error('payments are written only through a tenant EntityManager (tenantEm)');
-  return tenant;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -288,7 +281,7 @@ export async function beginInvoiceAttempt(
             (select provider_reference from s) as source_token, (select number from i) as invoice_number
        from u, a`,
     [
-      tenantOfEm(em),
+      tenantIdOf(em),
       fields.paymentId,
       fields.number,
       [...paymentTransitions.CHARGE.from],
@@ -503,7 +496,7 @@ async function mirrorOnInvoice(
        from (select state as old_state from invoice where tenant_id = $1 and id = $2) o
       where i.tenant_id = $1 and i.id = $2
       returning i.number, i.rental_id, i.booking_id, o.old_state`,
-    [tenantOfEm(em), invoiceId, state, paid, change.at, reference, updatedAt],
+    [tenantIdOf(em), invoiceId, state, paid, change.at, reference, updatedAt],
   );
   if (!row) throw new Error(`invoice ${invoiceId} of payment ${payment.id} not found`);
   const held = em.getUnitOfWork().getById(Invoice, invoiceId);

@@ -8,7 +8,7 @@
 //   repeated pricing of the same rental finds what it took and gives exactly that again.
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { TENANT_FILTER } from './entities/TenantScoped.js';
+import { tenantIdOf } from './entities/TenantScoped.js';
 import { Voucher } from './entities/Voucher.js';
 import { VoucherConsumption } from './entities/VoucherConsumption.js';
 import { Voucherable } from './entities/Voucherable.js';
@@ -28,8 +28,7 @@ export async function mayTakeVouchers(
   owners: { customerId: number; userGroupId?: number | null },
   key?: string,
 ): Promise<boolean> {
-  const tenant = em.getFilterParams<{ tenantId?: string }>(TENANT_FILTER)?.tenantId;
-  if (!tenant) throw new Error('benefits need a tenant EntityManager (tenantEm)');
+  const tenant = tenantIdOf(em);
   const [row] = await em.execute<[{ found: boolean }]>(
     `select exists (select 1 from voucher where tenant_id = ? and status in ('PENDING', 'ACTIVE')
                       and (customer_id = ? or user_group_id = ?))

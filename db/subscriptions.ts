@@ -21,7 +21,7 @@ import { nextInvoiceNumber } from './invoices.js';
 import { withdrawDeclinedPurchase } from './purchase-withdrawal.js';
 import { billInvoiceRecord } from './payment-billing-rows.js';
 import { cancelVouchersOf, grantVouchers } from './voucher-grants.js';
-import { TENANT_FILTER } from './entities/TenantScoped.js';
+import { tenantIdOf } from './entities/TenantScoped.js';
 import { DomainError } from '../domain/errors.js';
 import { deriveLinePrice, lineUnitPrice } from '../domain/invoice-lines.js';
 import { formatAmount } from '../domain/money.js';
@@ -45,12 +45,6 @@ import {
   subscriptionIntervals,
   type SubscriptionInterval,
 } from '../domain/subscription-calendar.js';
-
-const tenantOf = (em: EntityManager): string => {
-  const tenant = em.getFilterParams<{ tenantId?: string }>(TENANT_FILTER)?.tenantId;
-  if (!tenant) throw new Error('subscriptions are written only through a tenant EntityManager (tenantEm)');
-  return tenant;
-};
 
 // ---------------------------------------------------------------------------------------------------
 // Plans
@@ -107,7 +101,7 @@ export async function checkPlanForBranch(
     throw new DomainError('SU113', `subscription ${plan.id} is not sold at branch ${branch.id}`);
   const applicable = plan.applicableBranchIds ?? [];
   if (applicable.length > 0) {
-    const ancestry = await branchAncestry(em, tenantOf(em), branch.id);
+    const ancestry = await branchAncestry(em, tenantIdOf(em), branch.id);
     if (!ancestry.some((id) => applicable.includes(id)))
       throw new DomainError('SU113', `subscription ${plan.id} is not sold at branch ${branch.id}`);
   }
@@ -120,7 +114,7 @@ export async function plansForBranch(em: EntityManager, branch: Branch): Promise
     { type: 'Subscription', deletedAt: null, status: 'ACTIVE', businessUnitId: branch.businessUnit.id },
     { orderBy: { id: 'asc' } },
   );
-  const ancestry = await branchAncestry(em, tenantOf(em), branch.id);
+  const ancestry = await branchAncestry(em, tenantIdOf(em), branch.id);
   return plans.filter((plan) => {
     const applicable = plan.applicableBranchIds ?? [];
     return applicable.length === 0 || ancestry.some((id) => applicable.includes(id));
@@ -259,7 +253,7 @@ export interface ChargedPeriod {
 export async function chargePeriod(em: EntityManager, charge: PeriodCharge): Promise<ChargedPeriod> {
   const earlier = await em.findOne(UserSubscriptionPeriod, { idempotencyKey: charge.idempotencyKey });
   if (earlier) return chargedView(earlier);
-  const tenant = tenantOf(em);
+  const tenant = tenantIdOf(em);
   const subscription = await em.findOneOrFail(UserSubscription, charge.userSubscriptionId, {
     lockMode: LockMode.PESSIMISTIC_WRITE,
   });

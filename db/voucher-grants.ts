@@ -4,7 +4,7 @@
 // credit (a Value benefit) is written to the owner's default balance through the finance ledger, once.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Balance } from './entities/Balance.js';
-import { TENANT_FILTER } from './entities/TenantScoped.js';
+import { tenantIdOf } from './entities/TenantScoped.js';
 import { Voucher } from './entities/Voucher.js';
 import { Voucherable } from './entities/Voucherable.js';
 import { appendBalanceUpdate } from './balance-ledger.js';
@@ -53,12 +53,6 @@ export interface OwnerGrantRequest {
   customFreeMinutes?: number | null;
 }
 
-const tenantOf = (em: EntityManager): string => {
-  const tenantId = em.getFilterParams<{ tenantId?: string }>(TENANT_FILTER)?.tenantId;
-  if (!tenantId) throw new Error('voucher grants need a tenant EntityManager (tenantEm)');
-  return tenantId;
-};
-
 /**
  * Grants the vouchers of a template (one per benefit) to a customer. Idempotent on (tenant, source.kind,
  * source.reference, voucherableId): a repeated call returns the ids of the first one's vouchers. Call it
@@ -93,7 +87,7 @@ function initialStatus(validFrom: Date, validUntil: Date | null, now: Date): Vou
  * `grantVouchers`), and returns them (flushed). VA100 when the template does not exist.
  */
 export async function grantVouchersTo(em: EntityManager, request: OwnerGrantRequest): Promise<Voucher[]> {
-  const tenant = tenantOf(em);
+  const tenant = tenantIdOf(em);
   await lockGrant(
     em,
     `voucher-grant:${tenant}:${request.source.kind}:${request.source.reference}:${request.voucherableId}`,

@@ -7,7 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { BusinessUnit } from './entities/BusinessUnit.js';
 import { Customer } from './entities/Customer.js';
 import { Invoice } from './entities/Invoice.js';
-import { TENANT_FILTER } from './entities/TenantScoped.js';
+import { tenantIdOf } from './entities/TenantScoped.js';
 import { VoucherPackagePurchase } from './entities/VoucherPackagePurchase.js';
 import type { Voucherable } from './entities/Voucherable.js';
 import { addInvoiceLine } from './invoice-edits.js';
@@ -23,9 +23,6 @@ import { purchasableTypes } from '../domain/voucherables.js';
 /** Invoice states in which a package counts as paid, and those in which it never will be. */
 export const paidInvoiceStates: readonly InvoiceState[] = ['PAID', 'PAID_EXTERNALLY', 'ALLOWS_REFUND'];
 export const abandonedInvoiceStates: readonly InvoiceState[] = ['IGNORE', 'CLOSED'];
-
-const tenantOf = (em: EntityManager): string =>
-  em.getFilterParams<{ tenantId?: string }>(TENANT_FILTER)!.tenantId!;
 
 /**
  * Creates a customer's purchase of a package (Package, RidePass or PricedPromotion template, ACTIVE):
@@ -46,7 +43,7 @@ export async function createPackagePurchase(
     throw new DomainError('W130', `the package "${template.name}" is not active`);
   if (!template.price) throw new DomainError('VA120', `the package "${template.name}" has no price`);
   await tx.execute(`select id from customer where tenant_id = ? and id = ? for no key update`, [
-    tenantOf(tx),
+    tenantIdOf(tx),
     input.customerId,
   ]);
   if (template.initial) {
@@ -60,7 +57,7 @@ export async function createPackagePurchase(
   }
   const unit = await tx.findOneOrFail(BusinessUnit, template.businessUnitId);
   const invoice = tx.create(Invoice, {
-    number: await nextInvoiceNumber(tx, tenantOf(tx), unit, input.at),
+    number: await nextInvoiceNumber(tx, tenantIdOf(tx), unit, input.at),
     type: 'REGULAR',
     state: 'OPEN',
     businessUnit: unit,

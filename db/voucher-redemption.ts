@@ -9,7 +9,7 @@ import { AnnotationAssignment } from './entities/AnnotationAssignment.js';
 import { Customer } from './entities/Customer.js';
 import { Rental } from './entities/Rental.js';
 import { Reward } from './entities/Reward.js';
-import { TENANT_FILTER } from './entities/TenantScoped.js';
+import { tenantIdOf } from './entities/TenantScoped.js';
 import { Voucher } from './entities/Voucher.js';
 import { VoucherCode } from './entities/VoucherCode.js';
 import { Voucherable } from './entities/Voucherable.js';
@@ -46,9 +46,6 @@ export const redeemErrors = [
   'RW101',
 ] as const satisfies readonly ErrorCode[];
 
-const tenantOf = (em: EntityManager): string =>
-  em.getFilterParams<{ tenantId?: string }>(TENANT_FILTER)!.tenantId!;
-
 /** Refuses a template that is not ACTIVE (W130), outside its redeem window (W133) or gated off (W118). */
 async function assertRedeemable(em: EntityManager, template: Voucherable, customer: Customer, now: Date) {
   if (template.status !== 'ACTIVE' || template.deletedAt)
@@ -76,7 +73,7 @@ async function countAgainstTemplate(em: EntityManager, template: Voucherable): P
   const counted = await em.execute(
     `update voucherable set redeem_count = redeem_count + 1
       where tenant_id = ? and id = ? and (max_redeems is null or redeem_count < max_redeems)`,
-    [tenantOf(em), template.id],
+    [tenantIdOf(em), template.id],
     'run',
   );
   if (Number((counted as { affectedRows?: number }).affectedRows ?? 0) === 0)
@@ -95,7 +92,7 @@ async function assertCustomerMayRedeem(em: EntityManager, template: Voucherable,
     `select count(distinct (source_kind, source_reference)) as n from voucher
       where tenant_id = ? and voucherable_id = ? and customer_id = ?
         and (source_kind = 'CODE' or (source_kind = 'PROMOTION' and source_reference like 'voucherable:%'))`,
-    [tenantOf(em), template.id, customer.id],
+    [tenantIdOf(em), template.id, customer.id],
   );
   if (Number(row.n) >= template.maxRedeemsPerCustomer)
     throw new DomainError(
@@ -127,7 +124,7 @@ export async function redeemCode(
   rawCode: string,
   now = new Date(),
 ): Promise<Voucher[]> {
-  const tenant = tenantOf(em);
+  const tenant = tenantIdOf(em);
   await em.execute(`select pg_advisory_xact_lock(hashtextextended(?, 0))`, [
     `voucher-redeem:${tenant}:${customerId}`,
   ]);
@@ -199,7 +196,7 @@ async function redeemRedeemable(
   const counted = await em.execute(
     `update voucher_code set redeem_count = redeem_count + 1
       where tenant_id = ? and id = ? and (max_redeems is null or redeem_count < max_redeems)`,
-    [tenantOf(em), code.id],
+    [tenantIdOf(em), code.id],
     'run',
   );
   if (Number((counted as { affectedRows?: number }).affectedRows ?? 0) === 0)
@@ -219,7 +216,7 @@ async function signupOfferUsed(em: EntityManager, customerId: number): Promise<b
   const [row] = await em.execute<[{ n: string }]>(
     `select count(*) as n from voucher v join voucherable t on t.id = v.voucherable_id
       where v.tenant_id = ? and v.customer_id = ? and t.type = 'SignupReferral' and v.source_reference not like 'referrer:%'`,
-    [tenantOf(em), customerId],
+    [tenantIdOf(em), customerId],
   );
   return Number(row.n) > 0;
 }
@@ -322,7 +319,7 @@ async function redeemReferral(
     const [row] = await em.execute<[{ n: string }]>(
       `select count(distinct source_reference) as n from voucher
         where tenant_id = ? and source_kind = 'REFERRAL' and voucherable_id = ? and source_reference like ?`,
-      [tenantOf(em), template.id, `referral:%:by:${referrer.id}`],
+      [tenantIdOf(em), template.id, `referral:%:by:${referrer.id}`],
     );
     if (Number(row.n) >= template.maxRedeems)
       throw new DomainError('W124', 'the referral code reached its redeem limit');

@@ -7,7 +7,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
 import { AnnotationAssignment } from './entities/AnnotationAssignment.js';
-import { TENANT_FILTER } from './entities/TenantScoped.js';
+import { tenantIdOf } from './entities/TenantScoped.js';
 import { Voucher } from './entities/Voucher.js';
 import { VoucherCode } from './entities/VoucherCode.js';
 import { VoucherConsumption } from './entities/VoucherConsumption.js';
@@ -21,12 +21,6 @@ import { DomainError } from '../domain/errors.js';
 import { effectiveBenefits, grantValidUntil, voucherFiguresOf, voucherMayMove } from '../domain/benefits.js';
 import { geofenceContains, type LatLng } from '../domain/geofence.js';
 import { customerPassesGates, geofenceTypes, promotionWindowOpen } from '../domain/voucherables.js';
-
-const tenantOf = (em: EntityManager): string => {
-  const tenantId = em.getFilterParams<{ tenantId?: string }>(TENANT_FILTER)?.tenantId;
-  if (!tenantId) throw new Error('vouchers need a tenant EntityManager (tenantEm)');
-  return tenantId;
-};
 
 /** Whose vouchers a state refresh looks at. */
 export type VoucherScope =
@@ -54,7 +48,7 @@ export async function refreshVoucherStates(
   scope: VoucherScope,
   now = new Date(),
 ): Promise<number> {
-  const tenant = tenantOf(em);
+  const tenant = tenantIdOf(em);
   const [where, params] = scopeSql(scope);
   const expired = await em.execute<{ id: number }[]>(
     `update voucher set status = 'EXPIRED', updated_at = now()
@@ -409,7 +403,7 @@ export async function applicableVouchers(
   /** `refresh: false` reads without moving states first (an estimate outside a transaction). */
   options: { refresh?: boolean } = {},
 ): Promise<Voucher[]> {
-  const tenant = tenantOf(em);
+  const tenant = tenantIdOf(em);
   if (options.refresh !== false) {
     await refreshVoucherStates(em, { customerId: context.customerId }, context.at);
     if (context.userGroupId) await refreshVoucherStates(em, { userGroupId: context.userGroupId }, context.at);
@@ -481,7 +475,7 @@ export async function visiblePromotions(
   em: EntityManager,
   input: { branchId: number; at: Date; types: readonly Voucherable['type'][] },
 ): Promise<{ templates: Voucherable[]; timeZoneId: string }> {
-  const tenant = tenantOf(em);
+  const tenant = tenantIdOf(em);
   const branch = await em.findOne(Branch, input.branchId, { populate: ['businessUnit'] });
   if (!branch) throw new DomainError('B404', `branch ${input.branchId} not found`);
   const ancestry = new Set(await branchAncestry(em, tenant, input.branchId));

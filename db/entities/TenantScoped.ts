@@ -5,12 +5,20 @@ import { Tenant } from './Tenant.js';
 /** Name of the always-on filter that confines every query to the request's tenant. */
 export const TENANT_FILTER = 'tenant';
 
-/** The tenant an EntityManager is confined to (see `tenantEm`); new rows of that EntityManager get it. */
-function tenantOf(em: EntityManager): Tenant {
+/**
+ * The id of the tenant an EntityManager is confined to (see `tenantEm`), for statements written without
+ * the ORM; an EntityManager confined to none is a programming error.
+ */
+export function tenantIdOf(em: EntityManager): string {
   const tenantId = em.getFilterParams<{ tenantId?: string }>(TENANT_FILTER)?.tenantId;
   if (!tenantId)
-    throw new Error('tenant-owned rows are created only through a tenant EntityManager (tenantEm)');
-  return em.getReference(Tenant, tenantId);
+    throw new Error('tenant data is read and written only through a tenant EntityManager (tenantEm)');
+  return tenantId;
+}
+
+/** The tenant an EntityManager is confined to; new rows of that EntityManager get it. */
+function tenantOf(em: EntityManager): Tenant {
+  return em.getReference(Tenant, tenantIdOf(em));
 }
 
 /**
