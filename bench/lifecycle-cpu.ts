@@ -5,14 +5,22 @@
 // creation, END's pricing and invoice, the bill and the payment spend. CPU comes from /proc (this process:
 // API, worker, simulator; the Temporal server; PostgreSQL), so a lever can be measured on each of them
 // without the throughput bench's run-to-run noise. BENCH_CPU_PROFILE=file.cpuprofile profiles the
-// lifecycles' main thread.
+// lifecycles' main thread; the bench process's CPU is also split by thread (main, the workflow sandbox,
+// the Temporal core, V8's helpers).
 // Usage: npm run bench:lifecycle-cpu [-- seconds-per-side lanes]   (defaults 40 s, 16 lanes)
 import { Vehicle } from '../db/entities/Vehicle.js';
 import { tenantEm } from '../db/orm.js';
 import { startThrowawayInfrastructure } from '../tests/support/infrastructure.js';
 import { startTestBackend } from '../tests/support/stack.js';
 import { benchCustomer, jsonClient, startBenchApi } from './api-stack.js';
-import { cpuSnapshot, cpuSpent, profiledRun, type CpuGroup } from './process-cpu.js';
+import {
+  cpuSnapshot,
+  cpuSpent,
+  profiledRun,
+  threadSnapshot,
+  type CpuGroup,
+  type ThreadGroup,
+} from './process-cpu.js';
 
 process.env.LOG_LEVEL ??= 'warn';
 const sideMs = Number(process.argv[2] ?? 40) * 1000;
@@ -45,10 +53,16 @@ const rent = async (lane: number) =>
 async function measured(
   profile: string | undefined,
   loop: (lane: number) => Promise<number>,
-): Promise<{ units: number; perSecond: number; cpuMs: Record<CpuGroup, number> }> {
+): Promise<{
+  units: number;
+  perSecond: number;
+  cpuMs: Record<CpuGroup, number>;
+  threadMs: Record<ThreadGroup, number>;
+}> {
   const until = Date.now() + sideMs;
   let units = 0;
   const before = cpuSnapshot();
+  const threadsBefore = threadSnapshot();
   const startedAt = Date.now();
   await profiledRun(profile, () =>
     Promise.all(
@@ -63,10 +77,18 @@ async function measured(
   );
   const seconds = (Date.now() - startedAt) / 1000;
   const spent = cpuSpent(before, cpuSnapshot());
+  const threadsAfter = threadSnapshot();
+  const perUnit = (value: number) => (value * 1000) / Math.max(units, 1);
   const cpuMs = Object.fromEntries(
-    Object.entries(spent).map(([group, value]) => [group, (value * 1000) / Math.max(units, 1)]),
+    Object.entries(spent).map(([group, value]) => [group, perUnit(value)]),
   ) as Record<CpuGroup, number>;
-  return { units, perSecond: units / seconds, cpuMs };
+  const threadMs = Object.fromEntries(
+    Object.entries(threadsAfter).map(([group, value]) => [
+      group,
+      perUnit(value - threadsBefore[group as ThreadGroup]),
+    ]),
+  ) as Record<ThreadGroup, number>;
+  return { units, perSecond: units / seconds, cpuMs, threadMs };
 }
 
 // Whole lifecycles; a trip worth the name before END, so it prices a distance.
@@ -102,6 +124,12 @@ console.log(
 console.log(
   `PARK/DRIVE: ${steps.units} (${steps.perSecond.toFixed(1)}/s), CPU per step ${split(steps.cpuMs)}`,
 );
+const byThread = (ms: Record<ThreadGroup, number>) =>
+  (Object.entries(ms) as [ThreadGroup, number][])
+    .map(([group, value]) => `${group} ${value.toFixed(1)}`)
+    .join(', ');
+console.log(`bench process by thread, per lifecycle: ${byThread(lifecycles.threadMs)}`);
+console.log(`bench process by thread, per step: ${byThread(steps.threadMs)}`);
 console.log(
   `a lifecycle costs ${(total(lifecycles.cpuMs) / total(steps.cpuMs)).toFixed(1)} steps (bench process ` +
     `${(lifecycles.cpuMs['bench process'] / steps.cpuMs['bench process']).toFixed(1)}, Temporal server ` +

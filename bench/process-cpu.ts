@@ -71,6 +71,53 @@ export function cpuSnapshot(): CpuSnapshot {
   return snapshot;
 }
 
+/** This process's threads, by what they do (Linux thread names: `comm` of /proc/self/task/<tid>/stat). */
+export type ThreadGroup = 'main' | 'workflow' | 'Temporal core' | 'V8 helpers' | 'other threads';
+
+function threadGroupOf(comm: string): ThreadGroup {
+  if (comm === 'MainThread' || comm === 'node') return 'main';
+  if (comm === 'WorkerThread') return 'workflow'; // the SDK's workflow worker thread(s)
+  if (comm.startsWith('tokio') || comm.startsWith('temporal')) return 'Temporal core';
+  if (comm.startsWith('V8') || comm.startsWith('DelayedTask')) return 'V8 helpers';
+  return 'other threads';
+}
+
+/**
+ * CPU seconds (user + system) of this process's live threads, per group: where the bench process's CPU
+ * goes between the main thread (API, activities, simulator), the workflow sandbox's thread, the Temporal
+ * core's Rust threads and V8's background threads (garbage collection, compilation). Threads that ended
+ * meanwhile are not counted; empty outside Linux.
+ */
+export function threadSnapshot(): Record<ThreadGroup, number> {
+  const snapshot: Record<ThreadGroup, number> = {
+    main: 0,
+    workflow: 0,
+    'Temporal core': 0,
+    'V8 helpers': 0,
+    'other threads': 0,
+  };
+  let tids: string[];
+  try {
+    tids = readdirSync('/proc/self/task');
+  } catch {
+    return snapshot;
+  }
+  for (const tid of tids) {
+    let text: string;
+    try {
+      text = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    const close = text.lastIndexOf(')');
+    const comm = text.slice(text.indexOf('(') + 1, close);
+    const fields = text.slice(close + 2).split(' ');
+    const ticks = Number(fields[11] ?? 0) + Number(fields[12] ?? 0); // utime + stime
+    snapshot[threadGroupOf(comm)] += ticks / CLOCK_TICKS_PER_SECOND;
+  }
+  return snapshot;
+}
+
 /** CPU seconds all cores of the machine have been busy (steal included), from /proc/stat; NaN elsewhere. */
 export function machineBusySeconds(): number {
   try {

@@ -21,12 +21,8 @@ import {
   type WorkflowInterceptorsFactory,
   type WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
-import { trace } from '@opentelemetry/api';
-import {
-  OpenTelemetryInboundInterceptor,
-  OpenTelemetryInternalsInterceptor,
-  OpenTelemetryOutboundInterceptor,
-} from '@temporalio/interceptors-opentelemetry/lib/workflow/index.js';
+import type * as OpenTelemetryApi from '@opentelemetry/api';
+import type * as OpenTelemetryWorkflow from '@temporalio/interceptors-opentelemetry/lib/workflow/index.js';
 import type { ObservabilitySinks, WorkflowOutcome, WorkflowOutcomeReport } from './observability.messages.js';
 
 export type { ObservabilitySinks, WorkflowOutcome, WorkflowOutcomeReport };
@@ -76,6 +72,26 @@ export function carriesTrace(headers: Record<string, unknown>): boolean {
 
 type Traced<Input> = Input & { headers: Record<string, unknown> };
 
+/** OpenTelemetry's API and Temporal's workflow interceptors, once this run loaded them. */
+let loaded: { api: typeof OpenTelemetryApi; workflow: typeof OpenTelemetryWorkflow } | undefined;
+
+/**
+ * Loads OpenTelemetry into this run on its first traced call. The sandbox evaluates every module a run
+ * imports afresh for each run, and OpenTelemetry's SDK was most of that work (docs/performance.md): with
+ * `require`, webpack still bundles the modules but evaluates them only when called, so untraced runs
+ * (nearly all of them) never do.
+ */
+function openTelemetry(): NonNullable<typeof loaded> {
+  /* eslint-disable @typescript-eslint/no-require-imports -- a lazy module, see above */
+  loaded ??= {
+    api: require('@opentelemetry/api') as typeof OpenTelemetryApi,
+    workflow:
+      require('@temporalio/interceptors-opentelemetry/lib/workflow/index.js') as typeof OpenTelemetryWorkflow,
+  };
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  return loaded;
+}
+
 /**
  * Temporal's OpenTelemetry workflow interceptors, for the calls a traced client made: a workflow run,
  * signal, update or query whose headers carry a trace context is a span (exported through the worker's
@@ -88,13 +104,13 @@ function tracingInterceptors(): {
   inbound: WorkflowInboundCallsInterceptor;
   outbound: WorkflowOutboundCallsInterceptor;
 } {
-  let inbound: OpenTelemetryInboundInterceptor | undefined;
-  let outbound: OpenTelemetryOutboundInterceptor | undefined;
+  let inbound: OpenTelemetryWorkflow.OpenTelemetryInboundInterceptor | undefined;
+  let outbound: OpenTelemetryWorkflow.OpenTelemetryOutboundInterceptor | undefined;
   // Made on first use: their tracer provider is created in the sandbox only for traced workflows.
-  const tracedIn = () => (inbound ??= new OpenTelemetryInboundInterceptor());
-  const tracedOut = () => (outbound ??= new OpenTelemetryOutboundInterceptor());
-  /** Outbound calls are traced while a span of this workflow is active. */
-  const inSpan = () => trace.getActiveSpan() !== undefined;
+  const tracedIn = () => (inbound ??= new (openTelemetry().workflow.OpenTelemetryInboundInterceptor)());
+  const tracedOut = () => (outbound ??= new (openTelemetry().workflow.OpenTelemetryOutboundInterceptor)());
+  /** Outbound calls are traced while a span of this workflow is active (never before a traced call loaded OpenTelemetry). */
+  const inSpan = () => loaded !== undefined && loaded.api.trace.getActiveSpan() !== undefined;
   const outward =
     <Input extends { headers: Record<string, unknown> }, Output>(
       traced: (input: Traced<Input>, next: (input: Input) => Promise<Output>) => Promise<Output>,
@@ -153,7 +169,15 @@ function tracingInterceptors(): {
 export const interceptors: WorkflowInterceptorsFactory = () => {
   const tracing = tracingInterceptors();
   return {
-    internals: [new OpenTelemetryInternalsInterceptor()],
+    // OpenTelemetry's context manager, when a traced call of this run made one, is disabled at the end.
+    internals: [
+      {
+        dispose: (input, next) =>
+          loaded
+            ? void new loaded.workflow.OpenTelemetryInternalsInterceptor().dispose(input, next)
+            : next(input),
+      },
+    ],
     outbound: [tracing.outbound],
     inbound: [
       tracing.inbound,
