@@ -52,8 +52,13 @@ export const workflowsEntryPath = (): string => workflowsEntryPathOf(workflowMod
  * interceptor. The worker process, `npm run build:workflows` and the tests' global setup all call this.
  */
 export async function buildWorkflowBundle(): Promise<WorkflowBundle> {
+  const workflowsPath = workflowsEntryPath();
   const { code } = await bundleWorkflowCode({
-    workflowsPath: workflowsEntryPath(),
+    workflowsPath,
+    // Evaluated once per worker thread and shared by every run, instead of once per run: the workflow
+    // modules, the error tables and the domain code they import keep no state of a run at module scope
+    // (docs/architecture.md, "Domains"; tests/workflow-bundle.test.ts checks the source).
+    preloadModules: [workflowsPath],
     workflowInterceptorModules: [workflowInterceptorModule],
     logger: new DefaultLogger('ERROR'),
   });
