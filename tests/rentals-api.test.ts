@@ -8,10 +8,12 @@ import { Event } from '../db/entities/Event.js';
 import { UserGroup } from '../db/entities/UserGroup.js';
 import { CostCenter } from '../db/entities/CostCenter.js';
 import { Invoice } from '../db/entities/Invoice.js';
+import { Customer } from '../db/entities/Customer.js';
 import { tenantEm } from '../db/orm.js';
 import { type SeededTenant } from '../db/seed.js';
 import { demoGroupCode } from '../db/seed/customers.js';
 import { expectError, type CallOptions, type HttpStack, type Reply } from './support/http.js';
+import { uniqueEmail } from './support/customers.js';
 import { startSession, type Session } from './support/session.js';
 
 let session: Session;
@@ -571,6 +573,25 @@ describe('business rentals', () => {
 });
 
 describe('operator endpoints', () => {
+  test("a blocked customer's rental is refused (U131) and nothing is written; another tenant's customer is U106", async () => {
+    const vehicle = takeVehicle();
+    const email = uniqueEmail('blocked-renter');
+    const signedUp = await call('POST', `/v1/${seed.tenant}/auth/customer/sign-up`, {
+      body: { email, password: 'secret-pass-1', firstName: 'B', lastName: 'R', acceptTnc: true },
+    });
+    expect(signedUp.status).toBe(201);
+    const customerId: number = signedUp.body.customerId;
+    await em().nativeUpdate(Customer, { id: customerId }, { isBlocked: true });
+    const rent = (guserId: number) =>
+      call('POST', back('/rentals'), { token: operatorToken, body: { guserId, vehicleId: vehicle.id } });
+    expectError(await rent(customerId), 403, 'U131');
+    expect(await em().count(Rental, { customer: customerId })).toBe(0);
+    expectError(await rent(rival.customerIds[0]!), 404, 'U106');
+    // Neither refusal reserved the vehicle: it is still free to rent.
+    const after = await em().findOneOrFail(Vehicle, vehicle.id, { refresh: true });
+    expect(after.rentalState).toBe(vehicle.rentalState);
+  });
+
   test('list filters, paging headers, export and branch-scope denials', async () => {
     const vehicle = takeVehicle();
     const created = await call('POST', back('/rentals'), {
