@@ -18,6 +18,7 @@ import {
   cpuSpent,
   profiledRun,
   threadSnapshot,
+  threadSpent,
   type CpuGroup,
   type ThreadGroup,
 } from './process-cpu.js';
@@ -77,16 +78,13 @@ async function measured(
   );
   const seconds = (Date.now() - startedAt) / 1000;
   const spent = cpuSpent(before, cpuSnapshot());
-  const threadsAfter = threadSnapshot();
+  const threads = threadSpent(threadsBefore, threadSnapshot());
   const perUnit = (value: number) => (value * 1000) / Math.max(units, 1);
   const cpuMs = Object.fromEntries(
     Object.entries(spent).map(([group, value]) => [group, perUnit(value)]),
   ) as Record<CpuGroup, number>;
   const threadMs = Object.fromEntries(
-    Object.entries(threadsAfter).map(([group, value]) => [
-      group,
-      perUnit(value - threadsBefore[group as ThreadGroup]),
-    ]),
+    Object.entries(threads).map(([group, value]) => [group, perUnit(value)]),
   ) as Record<ThreadGroup, number>;
   return { units, perSecond: units / seconds, cpuMs, threadMs };
 }

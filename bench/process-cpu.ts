@@ -82,20 +82,16 @@ function threadGroupOf(comm: string): ThreadGroup {
   return 'other threads';
 }
 
+/** CPU seconds (user + system) of each of this process's live threads, by thread id, with its group. */
+export type ThreadSnapshot = Map<string, { group: ThreadGroup; seconds: number }>;
+
 /**
- * CPU seconds (user + system) of this process's live threads, per group: where the bench process's CPU
- * goes between the main thread (API, activities, simulator), the workflow sandbox's thread, the Temporal
- * core's Rust threads and V8's background threads (garbage collection, compilation). Threads that ended
- * meanwhile are not counted; empty outside Linux.
+ * This process's live threads and the CPU each has spent so far: where the bench process's CPU goes
+ * between the main thread (API, activities, simulator), the workflow sandbox's thread, the Temporal core's
+ * Rust threads and V8's background threads (garbage collection, compilation). Empty outside Linux.
  */
-export function threadSnapshot(): Record<ThreadGroup, number> {
-  const snapshot: Record<ThreadGroup, number> = {
-    main: 0,
-    workflow: 0,
-    'Temporal core': 0,
-    'V8 helpers': 0,
-    'other threads': 0,
-  };
+export function threadSnapshot(): ThreadSnapshot {
+  const snapshot: ThreadSnapshot = new Map();
   let tids: string[];
   try {
     tids = readdirSync('/proc/self/task');
@@ -113,9 +109,25 @@ export function threadSnapshot(): Record<ThreadGroup, number> {
     const comm = text.slice(text.indexOf('(') + 1, close);
     const fields = text.slice(close + 2).split(' ');
     const ticks = Number(fields[11] ?? 0) + Number(fields[12] ?? 0); // utime + stime
-    snapshot[threadGroupOf(comm)] += ticks / CLOCK_TICKS_PER_SECOND;
+    snapshot.set(tid, { group: threadGroupOf(comm), seconds: ticks / CLOCK_TICKS_PER_SECOND });
   }
   return snapshot;
+}
+
+/**
+ * CPU seconds per thread group between two snapshots, counting the threads alive at the second (a thread
+ * that ended meanwhile is not counted; one that started counts from its start).
+ */
+export function threadSpent(before: ThreadSnapshot, after: ThreadSnapshot): Record<ThreadGroup, number> {
+  const spent: Record<ThreadGroup, number> = {
+    main: 0,
+    workflow: 0,
+    'Temporal core': 0,
+    'V8 helpers': 0,
+    'other threads': 0,
+  };
+  for (const [tid, thread] of after) spent[thread.group] += thread.seconds - (before.get(tid)?.seconds ?? 0);
+  return spent;
 }
 
 /** CPU seconds all cores of the machine have been busy (steal included), from /proc/stat; NaN elsewhere. */
