@@ -5,7 +5,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Branch } from './entities/Branch.js';
 import { CompatibleBranch } from './entities/CompatibleBranch.js';
-import { Customer } from './entities/Customer.js';
 import { GroupMembership } from './entities/GroupMembership.js';
 import { PaymentSource } from './entities/PaymentSource.js';
 import { PhysicalStationSlot } from './entities/PhysicalStationSlot.js';
@@ -21,7 +20,9 @@ import { termsStateOf } from './identity.js';
 import { loadBranchGeofence } from './areas.js';
 import { readCacheOf } from './read-cache.js';
 import { dunningBlockOf, dunningMessage } from './dunning.js';
+import { preparedRows } from './prepared.js';
 import { DomainError } from '../domain/errors.js';
+import type { VerificationState } from '../domain/customer.js';
 import type { LatLng, PreparedAreas, VehicleSnapshot } from '../domain/geofence.js';
 import {
   assertRequirementsPassed,
@@ -34,9 +35,11 @@ import {
   RENTAL_REQUIREMENTS_SETTING_KEY,
   type BusinessAccountFact,
   type EndRequirementName,
+  type PaymentSourceFact,
   type RentalRequirementsConfig,
   type ReportedStartRequirementName,
   type RequirementResult,
+  type StartFacts,
 } from '../domain/rental-requirements.js';
 
 /** The requirements that apply to a branch and vehicle category, and the profile that gave them. */
@@ -69,6 +72,71 @@ export interface StartRequirementsInput {
    * unpaid past its grace period; the pickup of a booking made before is not (already committed).
    */
   checkUnpaidInvoices?: boolean;
+  /** The customer's facts as the caller read them in its transaction (`customerStartFacts`), else read here. */
+  customerFacts?: CustomerStartFacts;
+}
+
+/** What the start requirements read of a customer: her own facts and her payment sources' types. */
+export interface CustomerStartFacts {
+  id: number;
+  customer: StartFacts['customer'];
+  paymentSources: PaymentSourceFact[];
+}
+
+/** The row `customerStartFacts` reads. */
+interface CustomerStartFactsRow {
+  id: number;
+  is_blocked: boolean;
+  email_is_verified: boolean;
+  phone_is_verified: boolean;
+  license_verification_state: VerificationState;
+  id_verification_state: VerificationState;
+  manual_verification_state: VerificationState;
+  custom_external_verification_state: VerificationState;
+  birth_date: string | null;
+  driving_license_categories: string[] | null;
+  skip_pre_auth: boolean;
+  payment_state: string;
+  payment_source_types: PaymentSourceFact['type'][];
+}
+
+const customerStartFactsRows = `
+  select c.id, c.is_blocked, c.email_is_verified, c.phone_is_verified, c.license_verification_state,
+         c.id_verification_state, c.manual_verification_state, c.custom_external_verification_state,
+         c.birth_date::text as birth_date, c.driving_license_categories, c.skip_pre_auth, c.payment_state,
+         array(select p.type from payment_source p
+                where p.tenant_id = c.tenant_id and p.customer_id = c.id order by p.id) as payment_source_types
+    from customer c
+   where c.tenant_id = $1 and c.id = $2`;
+
+/**
+ * A customer's start facts and her payment sources' types in one statement (null: no such customer of
+ * the tenant). Every rental's creation asks, so the customer is read as a row, not loaded as an entity.
+ */
+export async function customerStartFacts(
+  em: EntityManager,
+  tenant: string,
+  customerId: number,
+): Promise<CustomerStartFacts | null> {
+  const [row] = await preparedRows<CustomerStartFactsRow>(em, customerStartFactsRows, [tenant, customerId]);
+  if (!row) return null;
+  return {
+    id: row.id,
+    customer: {
+      isBlocked: row.is_blocked,
+      emailIsVerified: row.email_is_verified,
+      phoneIsVerified: row.phone_is_verified,
+      licenseVerificationState: row.license_verification_state,
+      idVerificationState: row.id_verification_state,
+      manualVerificationState: row.manual_verification_state,
+      customExternalVerificationState: row.custom_external_verification_state,
+      birthDate: row.birth_date,
+      drivingLicenseCategories: row.driving_license_categories,
+      skipPreAuth: row.skip_pre_auth,
+      paymentState: row.payment_state,
+    },
+    paymentSources: row.payment_source_types.map((type) => ({ type })),
+  };
 }
 
 /** The start requirements of a branch and category, evaluated for a customer when one is given. */
@@ -158,14 +226,11 @@ export async function startRequirementsReport(
       requirements: config.start.map((name) => ({ name, passed: null, code: startRequirementCodes[name] })),
     };
   }
-  const customer = await em.findOne(Customer, input.customerId);
+  const customer = input.customerFacts ?? (await customerStartFacts(em, tenant, input.customerId));
   if (!customer) throw new DomainError('U106', `customer ${input.customerId} not found`);
   const needs = new Set(config.start);
-  const [terms, sources, authority, business, dunning] = await Promise.all([
+  const [terms, authority, business, dunning] = await Promise.all([
     needs.has('TERMS_ACCEPTED') ? termsStateOf(em, tenant, customer.id, input.branchId) : undefined,
-    needs.has('PAYMENT_METHOD') || needs.has('PAYMENT_PRE_AUTHORIZATION')
-      ? em.find(PaymentSource, { customer: customer.id }, { fields: ['type'] })
-      : [],
     needs.has('RENTAL_AUTHORITY') ? holdsRentalAuthority(em, tenant, customer.id, input.branchId) : false,
     input.userGroupId !== undefined ? businessAccountFact(em, customer.id, input.userGroupId) : null,
     input.checkUnpaidInvoices === false
@@ -174,9 +239,9 @@ export async function startRequirementsReport(
   ]);
   const evaluated = evaluateStartRequirements(config, {
     at: input.bookingStartTime ?? input.at,
-    customer,
+    customer: customer.customer,
     termsState: terms?.state ?? 'NO_TERMS',
-    paymentSources: sources.map((source) => ({ type: source.type })),
+    paymentSources: customer.paymentSources,
     rentalAuthority: authority,
     businessAccount: business,
   });

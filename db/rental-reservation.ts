@@ -5,7 +5,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CostCenter } from './entities/CostCenter.js';
-import { Customer } from './entities/Customer.js';
 import { Rental } from './entities/Rental.js';
 import { UserGroup } from './entities/UserGroup.js';
 import { VehicleCategory } from './entities/VehicleCategory.js';
@@ -15,7 +14,7 @@ import { insertTenantRow, preparedRows, updateTenantRow } from './prepared.js';
 import { categoryConfiguration, categoryReadiness } from './categories.js';
 import { isUniqueViolation } from './constraints.js';
 import { pinRentalPricing } from './rental-billing.js';
-import { assertStartRequirements } from './rental-requirements.js';
+import { assertStartRequirements, customerStartFacts } from './rental-requirements.js';
 import { bookingPricingVersionOf, linkBookingRental } from './booking-lifecycle.js';
 import { rentalJsonColumns } from './rental-rows.js';
 import { DomainError } from '../domain/errors.js';
@@ -214,9 +213,10 @@ export async function reserveRentalRecord(
     return outcome(existing, Math.max(granted, freeReservationAllowanceMinutes(settings, consumed)));
   }
 
-  const customer = await em.findOne(Customer, input.customerId);
+  // The customer's facts as a row, read once: the start requirements below take them as they are.
+  const customer = await customerStartFacts(em, input.tenant, input.customerId);
   if (!customer) throw new DomainError('U106');
-  if (customer.isBlocked) throw new DomainError('U131');
+  if (customer.customer.isBlocked) throw new DomainError('U131');
   if (!category.bookable) {
     const { name } = await em.findOneOrFail(VehicleCategory, vehicle.category.id);
     throw new DomainError('R104', `vehicle category "${name}" is not bookable`);
@@ -298,6 +298,7 @@ export async function reserveRentalRecord(
     at: reservedAt,
     // Dunning refuses new rentals, not the pickup of a booking made before (db/dunning.ts).
     checkUnpaidInvoices: input.bookingId === undefined,
+    customerFacts: customer,
   });
   // Every event of the reservation shares these fields.
   const about = {

@@ -22,6 +22,7 @@ import { type SeededTenant } from '../db/seed.js';
 import { demoGroupCode } from '../db/seed/customers.js';
 import {
   assertStartRequirements,
+  customerStartFacts,
   endRequirementsReport,
   startRequirementsReport,
 } from '../db/rental-requirements.js';
@@ -311,6 +312,54 @@ describe('start requirements through the database', () => {
     expect(later.requirements.find((r) => r.name === 'PAYMENT_PRE_AUTHORIZATION')?.skipped).toMatch(
       /customer/,
     );
+  });
+
+  test("a customer's start facts read as one row say what her entity and payment sources say", async () => {
+    const { seed } = stack.backend;
+    const tx = em();
+    const driver = tx.create(Customer, {
+      email: `facts.${Date.now()}@example.org`,
+      firstName: 'Fay',
+      lastName: 'Facts',
+      birthDate: '1990-02-28',
+      drivingLicenseCategories: ['B', 'AM'],
+      emailIsVerified: true,
+      licenseVerificationState: 'VERIFIED_BUT_NEEDS_CHECK',
+      skipPreAuth: true,
+      paymentState: 'SOURCE_ADDED',
+    });
+    for (const type of ['SEPA', 'CARD'] as const)
+      tx.create(PaymentSource, {
+        customer: driver,
+        businessUnit: seed.businessUnitId,
+        type,
+        provider: 'demo-psp',
+        providerReference: `pm_facts_${type}`,
+        label: type,
+      });
+    await tx.flush();
+    expect(await customerStartFacts(em(), seed.tenant, driver.id)).toEqual({
+      id: driver.id,
+      customer: {
+        isBlocked: false,
+        emailIsVerified: true,
+        phoneIsVerified: false,
+        licenseVerificationState: 'VERIFIED_BUT_NEEDS_CHECK',
+        idVerificationState: 'UNVERIFIED',
+        manualVerificationState: 'UNVERIFIED',
+        customExternalVerificationState: 'UNVERIFIED',
+        birthDate: '1990-02-28',
+        drivingLicenseCategories: ['B', 'AM'],
+        skipPreAuth: true,
+        paymentState: 'SOURCE_ADDED',
+      },
+      paymentSources: [{ type: 'SEPA' }, { type: 'CARD' }],
+    });
+    // Another tenant's customer of the same id, or none: no facts.
+    expect(await customerStartFacts(tenantEm(stack.backend.orm, rival.tenant), rival.tenant, driver.id)).toBe(
+      null,
+    );
+    expect(await customerStartFacts(em(), seed.tenant, 2_000_000_000)).toBe(null);
   });
 
   test('a business account: skipPreAuth and checkRentalRequirements on the group, membership checked', async () => {
