@@ -12,7 +12,6 @@ import { tenantIdOf } from './entities/TenantScoped.js';
 import { Voucher } from './entities/Voucher.js';
 import { Voucherable } from './entities/Voucherable.js';
 import { Vehicle } from './entities/Vehicle.js';
-import type { Rental } from './entities/Rental.js';
 import { BusinessUnit } from './entities/BusinessUnit.js';
 import { branchAncestry, branchDirectory } from './branches.js';
 import { preparedRows } from './prepared.js';
@@ -22,6 +21,7 @@ import { voucherMayMove } from '../domain/benefits.js';
 import { DomainError } from '../domain/errors.js';
 import type { LatLng } from '../domain/geofence.js';
 import type { PricingSurcharge } from '../domain/pricing-benefits.js';
+import type { RentalPricingSubject } from '../domain/rental-pricing.js';
 import { customerPassesGates, geofenceTypes } from '../domain/voucherables.js';
 
 /** A geofence template as a rental's grant reads it: plain data, shared through the read cache. */
@@ -250,7 +250,7 @@ export async function rentalGeofenceVouchers(
  */
 export async function finalRentalGeofence(
   em: EntityManager,
-  rental: Rental,
+  rental: RentalPricingSubject,
   frozen: boolean,
   at: Date,
   where: { branchId: number; vehicleCategoryId: number | null } | null = null,

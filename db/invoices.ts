@@ -12,7 +12,8 @@ import { type Rental } from './entities/Rental.js';
 import { type UserGroup } from './entities/UserGroup.js';
 import { businessUnitOfBranch } from './pricing.js';
 import { insertEvents, recordEvent, type EventFields } from './events.js';
-import type { PriceResult } from '../domain/pricing.js';
+import { preparedRows } from './prepared.js';
+import type { PriceLineV4, PriceResult } from '../domain/pricing.js';
 
 /** The year formatter of each time zone (building one costs more than numbering the invoice). */
 const yearFormatters = new Map<string, Intl.DateTimeFormat>();
@@ -27,8 +28,11 @@ function yearIn(timeZone: string, at: Date): number {
   return Number(formatter.format(at));
 }
 
+/** What an invoice's number is made of: its business unit's id and code, in the unit's time zone. */
+export type NumberingUnit = Pick<BusinessUnit, 'id' | 'code' | 'timeZoneId'>;
+
 /** The next number of a business unit's yearly, gapless invoice sequence (in the caller's transaction). */
-export async function nextInvoiceNumber(em: EntityManager, tenant: string, unit: BusinessUnit, at: Date) {
+export async function nextInvoiceNumber(em: EntityManager, tenant: string, unit: NumberingUnit, at: Date) {
   const year = yearIn(unit.timeZoneId, at);
   const [row] = await em.execute<[{ last_number: number }]>(
     `insert into invoice_number_sequence (tenant_id, business_unit_id, year, last_number) values (?, ?, ?, 1)
@@ -116,6 +120,115 @@ export async function issueInvoice(
   return invoice;
 }
 
+/** Who and what a rental's invoice bills, as rows: `InvoiceSubject` by ids, with the issuing unit. */
+export interface InvoiceRowSubject {
+  tenant: string;
+  branchId: number;
+  /** The business unit behind the branch (its read-cache entry, `businessUnitOfBranchCached`). */
+  unit: NumberingUnit;
+  customerId: number;
+  rentalId: number;
+  userGroupId: number | null;
+  costCenterId: number | null;
+  title: string;
+  at: Date;
+  idempotencyKey: string;
+}
+
+const insertInvoiceRow = `
+  insert into invoice (tenant_id, number, type, state, business_unit_id, customer_id, rental_id, user_group_id,
+                       cost_center_id, title, currency, total_net, total_tax, total_gross,
+                       pricing_bundle_version, issued_at, idempotency_key, created_at, updated_at)
+  values ($1, $2, $3, 'OPEN', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, $15, $16, $17, $17)
+  returning id`;
+
+const insertInvoiceLineRows = `
+  insert into invoice_line (tenant_id, invoice_id, position, code, "group", phase, description, quantity, unit,
+                            unit_price, net, tax, gross, tax_percentage)
+  select $1, $2, line.*
+    from unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::numeric[], $9::text[],
+                $10::numeric[], $11::numeric[], $12::numeric[], $13::numeric[], $14::numeric[]) as line`;
+
+/**
+ * `issueInvoice` for a rental's END, CANCEL or EXPIRE, written as rows in the caller's transaction: the
+ * invoice (state OPEN, the unit's next number), its lines in one statement and INVOICE_CREATED with its
+ * outbox row. Every ended rental bills through here, so nothing is loaded, tracked or flushed; the caller
+ * links the invoice on the rental's row. The caller checks that none exists yet.
+ */
+export async function issueInvoiceRows(
+  em: EntityManager,
+  price: PriceResult,
+  subject: InvoiceRowSubject,
+): Promise<{ id: number; number: string }> {
+  const number = await nextInvoiceNumber(em, subject.tenant, subject.unit, subject.at);
+  const { priceV4 } = price;
+  const type = subject.userGroupId === null ? 'REGULAR' : 'BUSINESS';
+  const [row] = await preparedRows<{ id: number }>(em, insertInvoiceRow, [
+    subject.tenant,
+    number,
+    type,
+    subject.unit.id,
+    subject.customerId,
+    subject.rentalId,
+    subject.userGroupId,
+    subject.costCenterId,
+    subject.title,
+    priceV4.currency,
+    priceV4.totals.net,
+    priceV4.totals.tax,
+    priceV4.totals.gross,
+    priceV4.pricingBundleVersion === null ? null : JSON.stringify(priceV4.pricingBundleVersion),
+    subject.at,
+    subject.idempotencyKey,
+    new Date(),
+  ]);
+  const id = row!.id;
+  const column = <T>(pick: (line: PriceLineV4, index: number) => T) => priceV4.lines.map(pick);
+  if (priceV4.lines.length > 0)
+    await preparedRows(em, insertInvoiceLineRows, [
+      subject.tenant,
+      id,
+      column((_, index) => index + 1),
+      column((line) => line.code),
+      column((line) => line.group),
+      column((line) => line.phase),
+      column((line) => line.description),
+      column((line) => line.quantity),
+      column((line) => line.unit),
+      column((line) => line.unitPrice),
+      column((line) => line.net),
+      column((line) => line.tax),
+      column((line) => line.gross),
+      column((line) => line.taxPercentage),
+    ]);
+  const invoice: CreatedInvoice = {
+    id,
+    number,
+    type,
+    currency: priceV4.currency,
+    totalNet: priceV4.totals.net,
+    totalTax: priceV4.totals.tax,
+    totalGross: priceV4.totals.gross,
+    issuedAt: subject.at,
+    customer: { id: subject.customerId },
+    businessUnit: { id: subject.unit.id },
+  };
+  await insertEvents(
+    em,
+    subject.tenant,
+    [
+      invoiceCreatedEvent(invoice, {
+        branchId: subject.branchId,
+        rentalIds: [subject.rentalId],
+        bookingId: null,
+        idempotencyKey: `${subject.idempotencyKey}:INVOICE_CREATED`,
+      }),
+    ],
+    { outbox: 'always' },
+  );
+  return { id, number };
+}
+
 /** What an invoice's INVOICE_CREATED event names besides the invoice, and its key. */
 interface InvoiceCreatedContext {
   branchId: number | null;
@@ -137,8 +250,18 @@ export function recordInvoiceCreated(
   recordEvent(em, invoiceCreatedEvent(invoice, context));
 }
 
-/** The INVOICE_CREATED event of a flushed invoice, as both write paths record it. */
-function invoiceCreatedEvent(invoice: Invoice, context: InvoiceCreatedContext): EventFields {
+/** What INVOICE_CREATED says of an invoice: an entity after its flush, or the row `issueInvoiceRows` wrote. */
+type CreatedInvoice = Pick<
+  Invoice,
+  'id' | 'number' | 'type' | 'currency' | 'totalNet' | 'totalTax' | 'totalGross' | 'issuedAt'
+> & {
+  customer: { id: number };
+  businessUnit: { id: number };
+  refundedInvoice?: { id: number } | null;
+};
+
+/** The INVOICE_CREATED event of a written invoice, as every write path records it. */
+function invoiceCreatedEvent(invoice: CreatedInvoice, context: InvoiceCreatedContext): EventFields {
   return {
     type: 'INVOICE_CREATED',
     createdAt: invoice.issuedAt,

@@ -91,7 +91,7 @@ export function bindColumn(
   value: unknown,
   jsonColumns: ReadonlySet<string>,
 ): string {
-  if (!/^[a-z_]+$/.test(column)) throw new Error(`not a column name: ${column}`);
+  if (!/^[a-z][a-z0-9_]*$/.test(column)) throw new Error(`not a column name: ${column}`);
   const json = jsonColumns.has(column);
   values.push(json && value !== null && value !== undefined ? JSON.stringify(value) : (value ?? null));
   return `$${values.length}${json ? '::jsonb' : ''}`;

@@ -6,7 +6,9 @@ import { BusinessUnit } from './entities/BusinessUnit.js';
 import { PricingAssignment } from './entities/PricingAssignment.js';
 import { PricingBundle } from './entities/PricingBundle.js';
 import { PricingBundleVersion } from './entities/PricingBundleVersion.js';
-import { branchAncestry } from './branches.js';
+import { branchAncestry, branchDirectory } from './branches.js';
+import { preparedRows } from './prepared.js';
+import { deepFreeze, readCacheOf } from './read-cache.js';
 import { DomainError } from '../domain/errors.js';
 import { applicableVersion } from '../domain/pricing-versions.js';
 import type { PricedVersion, PricingBundleType, TaxContext } from '../domain/pricing.js';
@@ -61,6 +63,80 @@ export async function businessUnitOfBranch(em: EntityManager, branchId: number):
   const branch = await em.findOne(Branch, branchId, { populate: ['businessUnit'] });
   if (!branch) throw new DomainError('B404', `branch ${branchId} not found`);
   return branch.businessUnit;
+}
+
+/** A business unit as pricing and invoicing read it: the numbering's fields and the tax context. */
+export interface PricingUnit {
+  id: number;
+  code: string;
+  timeZoneId: string;
+  tax: TaxContext;
+}
+
+async function loadPricingUnits(
+  em: EntityManager,
+  tenant: string,
+): Promise<ReadonlyMap<number, PricingUnit>> {
+  const rows = await preparedRows<{
+    id: number;
+    code: string;
+    time_zone_id: string;
+    currency: string;
+    tax_percentage: string;
+    scale: number;
+  }>(
+    em,
+    'select id, code, time_zone_id, currency, tax_percentage, scale from business_unit where tenant_id = $1',
+    [tenant],
+  );
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      deepFreeze({
+        id: row.id,
+        code: row.code,
+        timeZoneId: row.time_zone_id,
+        tax: {
+          taxPercentage: row.tax_percentage,
+          scale: row.scale,
+          currency: row.currency,
+          timeZoneId: row.time_zone_id,
+        },
+      }),
+    ]),
+  );
+}
+
+/**
+ * `businessUnitOfBranch` from the read cache (the branch tree and the tenant's units; B404 for an unknown
+ * branch): every ended rental's price and invoice ask, and `warmRentalReadCache` fills both before the
+ * step's transaction.
+ */
+export async function pricingUnitOfBranch(
+  em: EntityManager,
+  tenant: string,
+  branchId: number,
+): Promise<PricingUnit> {
+  // Inside a transaction the cache is not refilled: a branch or unit it does not hold yet is read as a row.
+  const unitId =
+    (await branchDirectory(em, tenant, { branchId })).branches.get(branchId)?.businessUnitId ??
+    (
+      await preparedRows<{ business_unit_id: number }>(
+        em,
+        'select business_unit_id from branch where tenant_id = $1 and id = $2',
+        [tenant, branchId],
+      )
+    )[0]?.business_unit_id;
+  if (unitId === undefined) throw new DomainError('B404', `branch ${branchId} not found`);
+  const unit =
+    (await pricingUnits(em, tenant)).get(unitId) ?? (await loadPricingUnits(em, tenant)).get(unitId);
+  if (!unit) throw new DomainError('B404', `business unit of branch ${branchId} not found`);
+  return unit;
+}
+
+/** The tenant's business units as pricing reads them, from the read cache. */
+export function pricingUnits(em: EntityManager, tenant: string): Promise<ReadonlyMap<number, PricingUnit>> {
+  return readCacheOf(em).get(em, `pricing-units:${tenant}`, () => loadPricingUnits(em, tenant));
 }
 
 /**

@@ -7,15 +7,19 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
 import { Customer } from './entities/Customer.js';
 import { Deposit } from './entities/Deposit.js';
-import { Invoice } from './entities/Invoice.js';
 import { type PricingBundleVersion } from './entities/PricingBundleVersion.js';
-import { type Rental } from './entities/Rental.js';
+import { Rental } from './entities/Rental.js';
 import { UserGroup } from './entities/UserGroup.js';
 import { Vehicle } from './entities/Vehicle.js';
-import { businessUnitOfBranch, pricingForVersion } from './pricing.js';
-import { issueInvoice } from './invoices.js';
+import {
+  businessUnitOfBranch,
+  pricingForVersion,
+  pricingUnitOfBranch,
+  type ResolvedPricing,
+} from './pricing.js';
+import { issueInvoiceRows } from './invoices.js';
 import { branchAncestry } from './branches.js';
-import { preparedRows } from './prepared.js';
+import { preparedRows, updateTenantRow } from './prepared.js';
 import { effectiveSetting } from './settings.js';
 import { recordEvent } from './events.js';
 import { DomainError } from '../domain/errors.js';
@@ -28,15 +32,16 @@ import {
   type PricingBenefit,
   type PricingSurcharge,
 } from '../domain/pricing-benefits.js';
-import type { PriceResult } from '../domain/pricing.js';
+import type { PricedVersion, PriceResult } from '../domain/pricing.js';
 import {
   RENTAL_DEPOSIT_SETTING_KEY,
   depositAmountFor,
   rentalDistance,
   rentalPhaseSpans,
   type BilledPhase,
+  type RentalPricingSubject,
 } from '../domain/rental-pricing.js';
-import { terminalRentalStates } from '../domain/rental.js';
+import { terminalRentalStates, type RentalPhaseRecord, type RentalState } from '../domain/rental.js';
 import { bookingOfRental, finaliseBookingRentalBilling } from './booking-billing.js';
 import {
   billingBenefits,
@@ -126,7 +131,7 @@ export interface RentalPricing {
 }
 
 /** Whose vouchers a rental's price may take: its customer's and its business account's. */
-const owners = (rental: Rental) => ({
+const owners = (rental: RentalPricingSubject) => ({
   customerId: rental.customer.id,
   userGroupId: rental.userGroup?.id ?? null,
 });
@@ -137,7 +142,7 @@ const owners = (rental: Rental) => ({
  */
 export async function rentalBenefitContext(
   em: EntityManager,
-  rental: Rental,
+  rental: RentalPricingSubject,
   atMs: number,
   vehicleCategoryId?: number,
 ): Promise<RentalBenefitContext> {
@@ -159,18 +164,22 @@ export async function rentalBenefitContext(
  */
 export async function priceRentalWithPhases(
   em: EntityManager,
-  rental: Rental,
+  rental: RentalPricingSubject,
   atMs: number,
   benefits?: readonly PricingBenefit[],
   /** The rental's geofence surcharges (given with `benefits`; absent, read with the estimate's vouchers). */
   surcharges?: readonly PricingSurcharge[],
+  /** Its pinned version and tax context, when the caller read them (else read here). */
+  pinned?: Pick<ResolvedPricing, 'priced' | 'tax'>,
 ): Promise<RentalPricing> {
   if (!rental.pricingBundleVersion)
     throw new DomainError('ODP104', `rental ${rental.id} has no pinned pricing version`);
-  const pricing = await pricingForVersion(em, {
-    branchId: rental.branch.id,
-    pricingBundleVersionId: rental.pricingBundleVersion.id,
-  });
+  const pricing =
+    pinned ??
+    (await pricingForVersion(em, {
+      branchId: rental.branch.id,
+      pricingBundleVersionId: rental.pricingBundleVersion.id,
+    }));
   const ended = terminalRentalStates.includes(rental.state);
   let endOdometerKm = rental.endOdometerKm;
   if (!ended && rental.startOdometerKm != null && endOdometerKm == null) {
@@ -215,53 +224,135 @@ export async function priceRentalWithPhases(
 }
 
 /** The rental's price at `atMs` with exactly its pinned version (see `priceRentalWithPhases`). */
-export async function priceRental(em: EntityManager, rental: Rental, atMs: number): Promise<PriceResult> {
+export async function priceRental(
+  em: EntityManager,
+  rental: RentalPricingSubject,
+  atMs: number,
+): Promise<PriceResult> {
   return (await priceRentalWithPhases(em, rental, atMs)).result;
 }
 
-/** The next gapless invoice number of a business unit in the invoice's year (its own time zone). */
-/** What `finaliseRentalBilling` wrote: the final price and the invoice (null for a zero total). */
+/** What `finaliseRentalBilling` wrote: the final price and the rental's invoice (null for a zero total). */
 export interface RentalBilling {
   price: PriceResult;
-  invoice: Invoice | null;
+  invoiceId: number | null;
 }
 
+/** What an ending rental's billing reads of the rental, its vehicle and its pinned version, locked. */
+interface RentalBillingRow {
+  state: RentalState;
+  branch_id: number;
+  vehicle_id: number;
+  category_id: number;
+  customer_id: number;
+  user_group_id: number | null;
+  cost_center_id: number | null;
+  pricing_bundle_version_id: number | null;
+  phases: RentalPhaseRecord[];
+  reservation_expires_at: string | null;
+  paid_reservation_minutes: number;
+  started_at: string | null;
+  ended_at: string | null;
+  start_position: { lat: number; lng: number } | null;
+  end_position: { lat: number; lng: number } | null;
+  start_odometer_km: number | null;
+  end_odometer_km: number | null;
+  priced: boolean;
+  invoice_id: number | null;
+  version: number | null;
+  version_status: PricingBundleVersion['status'] | null;
+  rules: PricedVersion['rules'] | null;
+  bundle_id: number | null;
+  bundle_name: string | null;
+  bundle_type: PricedVersion['bundleType'] | null;
+  bundle_currency: string | null;
+  distance_unit: PricedVersion['distanceUnit'] | null;
+}
+
+const lockRentalBillingRow = `
+  select r.state, r.branch_id, r.vehicle_id, veh.category_id, r.customer_id, r.user_group_id, r.cost_center_id,
+         r.pricing_bundle_version_id, r.phases, r.reservation_expires_at, r.paid_reservation_minutes,
+         r.started_at, r.ended_at, r.start_position, r.end_position, r.start_odometer_km, r.end_odometer_km,
+         r.price_v4 is not null as priced, r.invoice_id,
+         v.version, v.status as version_status, v.rules, b.id as bundle_id, b.name as bundle_name,
+         b.type as bundle_type, b.currency as bundle_currency, b.distance_unit
+    from rental r
+    join vehicle veh on veh.tenant_id = r.tenant_id and veh.id = r.vehicle_id
+    left join pricing_bundle_version v on v.tenant_id = r.tenant_id and v.id = r.pricing_bundle_version_id
+    left join pricing_bundle b on b.tenant_id = v.tenant_id and b.id = v.bundle_id
+   where r.tenant_id = $1 and r.id = $2
+     for update of r`;
+
+/** The rental's JSON columns its billing writes. */
+const priceColumns: ReadonlySet<string> = new Set(['price', 'price_v3', 'price_v4']);
+
 /**
- * Called at END, CANCEL and EXPIRE inside the activity's transaction (it locks the rental row): writes the
- * final price, priceV3 and priceV4 on the rental and creates its invoice, state OPEN, with one line per
- * priceV4 line, for the business unit behind the rental's branch (BUSINESS when the rental has a business
- * account, else REGULAR). A zero total creates no invoice. Idempotent: a retry finds the invoice the
- * first attempt created (unique on the rental and on the key) and creates no second one.
+ * Called at END, CANCEL and EXPIRE inside the activity's transaction, after the transition's row was
+ * written: locks the rental's row and reads it with its pinned version in one statement, writes the final
+ * price, priceV3 and priceV4 on it and creates its invoice, state OPEN, with one line per priceV4 line,
+ * for the business unit behind the rental's branch (BUSINESS when the rental has a business account,
+ * else REGULAR). A zero total creates no invoice. Every ended rental runs this, so the rental is read and
+ * written as rows, never loaded as an entity (a booked rental is: its booking prices it). Idempotent: a
+ * retry finds the invoice the first attempt linked (unique on the rental and on the key) and creates no
+ * second one.
  */
 export async function finaliseRentalBilling(
   em: EntityManager,
-  rental: Rental,
-  options: {
-    at: Date;
-    idempotencyKey: string;
-    /** The caller read `rental` after taking its row lock (so `rental.invoice` is current). */
-    locked?: boolean;
-    /** The vehicle's category, when the caller read it with the rental's row (else read here). */
-    vehicleCategoryId?: number;
-  },
+  tenant: string,
+  rentalId: number,
+  options: { at: Date; idempotencyKey: string },
 ): Promise<RentalBilling> {
-  if (!options.locked) await em.lock(rental, LockMode.PESSIMISTIC_WRITE);
+  if (!em.isInTransaction())
+    throw new Error("finaliseRentalBilling runs inside the caller's transaction (it locks the rental)");
+  const [row] = await preparedRows<RentalBillingRow>(em, lockRentalBillingRow, [tenant, rentalId]);
+  if (!row) throw new DomainError('R404');
   // A booking's rental is priced by the booking's pricing (its window, late return, additions).
-  const booking = await bookingOfRental(em, rental.tenant.id, rental.id);
-  if (booking) return finaliseBookingRentalBilling(em, rental, booking, options);
+  const booking = await bookingOfRental(em, tenant, rentalId);
+  if (booking) {
+    const billed = await finaliseBookingRentalBilling(
+      em,
+      await em.findOneOrFail(Rental, rentalId),
+      booking,
+      options,
+    );
+    return { price: billed.price, invoiceId: billed.invoice?.id ?? null };
+  }
+  const date = (value: string | null) => (value === null ? null : em.getPlatform().parseDate(value));
+  const rental: RentalPricingSubject = {
+    id: rentalId,
+    tenant: { id: tenant },
+    state: row.state,
+    branch: { id: row.branch_id },
+    vehicle: { id: row.vehicle_id },
+    customer: { id: row.customer_id },
+    userGroup: row.user_group_id === null ? null : { id: row.user_group_id },
+    pricingBundleVersion:
+      row.pricing_bundle_version_id === null ? null : { id: row.pricing_bundle_version_id },
+    phases: row.phases,
+    reservationExpiresAt: date(row.reservation_expires_at),
+    paidReservationMinutes: row.paid_reservation_minutes,
+    startedAt: date(row.started_at),
+    endedAt: date(row.ended_at),
+    startPosition: row.start_position,
+    endPosition: row.end_position,
+    startOdometerKm: row.start_odometer_km,
+    endOdometerKm: row.end_odometer_km,
+  };
+  if (row.pricing_bundle_version_id !== null && (row.version_status ?? 'DRAFT') === 'DRAFT')
+    throw new DomainError(
+      'ODP101',
+      `pricing bundle version ${row.pricing_bundle_version_id} was never published`,
+    );
   // The customer's vouchers, taken once per rental (the key), whichever attempt or step prices it.
-  const key = rentalBenefitKey(rental.id);
+  const key = rentalBenefitKey(rentalId);
   const atMs = (rental.endedAt ?? options.at).getTime();
-  const frozen = rental.priceV4 != null;
-  const { vehicleCategoryId } = options;
+  const frozen = row.priced;
+  const vehicleCategoryId = row.category_id;
   // Geofence promotions and surcharges at its start and end positions, granted for it once.
-  const geofence = await finalRentalGeofence(
-    em,
-    rental,
-    frozen,
-    options.at,
-    vehicleCategoryId === undefined ? null : { branchId: rental.branch.id, vehicleCategoryId },
-  );
+  const geofence = await finalRentalGeofence(em, rental, frozen, options.at, {
+    branchId: rental.branch.id,
+    vehicleCategoryId,
+  });
   const benefits =
     geofence.promotionIds.length > 0 || (await mayTakeVouchers(em, owners(rental), key))
       ? await billingBenefits(em, await rentalBenefitContext(em, rental, atMs, vehicleCategoryId), key, {
@@ -269,41 +360,64 @@ export async function finaliseRentalBilling(
           ownIds: geofence.promotionIds,
         })
       : [];
-  const priced = await priceRentalWithPhases(em, rental, options.at.getTime(), benefits, geofence.surcharges);
-  await consumeBenefits(em, priced.applied, key, rental.id);
+  const unit = await pricingUnitOfBranch(em, tenant, rental.branch.id);
+  const pinned =
+    row.pricing_bundle_version_id === null
+      ? undefined
+      : {
+          priced: {
+            ref: {
+              pricingBundleId: row.bundle_id!,
+              pricingBundleVersionId: row.pricing_bundle_version_id,
+              version: row.version!,
+              name: row.bundle_name!,
+            },
+            bundleType: row.bundle_type!,
+            currency: row.bundle_currency!,
+            distanceUnit: row.distance_unit!,
+            rules: row.rules!,
+          },
+          tax: unit.tax,
+        };
+  const priced = await priceRentalWithPhases(
+    em,
+    rental,
+    options.at.getTime(),
+    benefits,
+    geofence.surcharges,
+    pinned,
+  );
+  await consumeBenefits(em, priced.applied, key, rentalId);
   await closeRentalGeofenceVouchers(em, geofence.vouchers);
   const price = priced.result;
-  rental.price = price.price;
-  rental.priceV3 = price.priceV3;
-  rental.priceV4 = price.priceV4;
-  // Only this function issues a rental's invoice, and it sets `rental.invoice` with it: a rental read under
-  // the caller's lock with none set has none issued.
-  const existing =
-    options.locked && !rental.invoice
-      ? null
-      : await em.findOne(
-          Invoice,
-          { rental: rental.id, refundedInvoice: null },
-          { populate: ['businessUnit'] },
-        );
-  if (existing || new Decimal(price.priceV4.totals.gross).isZero()) {
-    await em.flush();
-    return { price, invoice: existing };
+  const priceChanges = { price: price.price, price_v3: price.priceV3, price_v4: price.priceV4 };
+  // Only this function issues a rental's invoice, and it links it on the rental's row: a rental read
+  // under the lock with none linked has none issued.
+  if (row.invoice_id !== null || new Decimal(price.priceV4.totals.gross).isZero()) {
+    await updateTenantRow(em, 'rental', tenant, rentalId, priceChanges, priceColumns);
+    return { price, invoiceId: row.invoice_id };
   }
-  const invoice = await issueInvoice(em, price, {
-    ...options,
-    tenant: rental.tenant.id,
+  const invoice = await issueInvoiceRows(em, price, {
+    tenant,
     branchId: rental.branch.id,
-    customer: rental.customer,
-    rental,
-    userGroup: rental.userGroup ?? null,
-    costCenter: rental.costCenter ?? null,
-    title: `Rental ${rental.id}`,
-    // Written with the price in the invoice's flush.
-    link: (issued) => (rental.invoice = issued),
+    unit,
+    customerId: row.customer_id,
+    rentalId,
+    userGroupId: row.user_group_id,
+    costCenterId: row.cost_center_id,
+    title: `Rental ${rentalId}`,
+    at: options.at,
+    idempotencyKey: options.idempotencyKey,
   });
-  await em.flush();
-  return { price, invoice };
+  await updateTenantRow(
+    em,
+    'rental',
+    tenant,
+    rentalId,
+    { ...priceChanges, invoice_id: invoice.id },
+    priceColumns,
+  );
+  return { price, invoiceId: invoice.id };
 }
 
 /** Whether the customer or the rental's business account skips the pre-authorisation (and so the deposit). */

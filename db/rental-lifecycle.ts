@@ -171,8 +171,8 @@ function reportedVehicleColumns(vehicle: TransitionVehicle): Record<string, unkn
  * billing it implies and its event, inside the caller's transaction; idempotent per activity. The rental
  * and its vehicle are read, locked and written as rows (every step of every rental runs this, and
  * loading, tracking and flushing the two entities cost more than the statements); only a deposit to hold
- * at the start and the bill at the end load the rental entity their rules work on, after the row is
- * written.
+ * at the start loads the rental entity its rules work on, after the row is written. The bill at the end
+ * reads the written row again with its pinned version (`finaliseRentalBilling`).
  */
 export async function recordRentalTransition(
   em: EntityManager,
@@ -303,8 +303,8 @@ export async function recordRentalTransition(
     idempotencyKey,
   });
   await insertEvents(em, input.tenant, events);
-  // The deposit and the bill work on the rental entity, read after the row was written; most
-  // branches hold no deposit, and then the start reads nothing more.
+  // The deposit works on the rental entity, read after the row was written; most branches hold no
+  // deposit, and then the start reads nothing more.
   if (
     transition.starts &&
     row.deposit_id === null &&
@@ -329,12 +329,7 @@ export async function recordRentalTransition(
       },
       at,
     );
-  if (transition.ends)
-    await finaliseRentalBilling(
-      em,
-      await em.findOneOrFail(Rental, input.rentalId, { populate: ['pricingBundleVersion.bundle'] }),
-      { at, idempotencyKey, locked: true, vehicleCategoryId: row.category_id },
-    );
+  if (transition.ends) await finaliseRentalBilling(em, input.tenant, input.rentalId, { at, idempotencyKey });
   return { state };
 }
 

@@ -5,6 +5,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { branchDirectory } from './branches.js';
 import { categoryReadiness } from './categories.js';
 import { tenantGeofenceTemplates } from './geofence-pricing.js';
+import { pricingUnits } from './pricing.js';
 import { warmSettings } from './settings.js';
 
 /** The rental row's JSON columns, written as jsonb by `insertTenantRow` / `updateTenantRow`. */
@@ -19,9 +20,10 @@ export const rentalJsonColumns: ReadonlySet<string> = new Set([
 export const vehicleJsonColumns: ReadonlySet<string> = new Set(['sensors']);
 
 /**
- * Fills the read cache (categories, branch tree, geofence templates and the setting keys the step reads)
- * outside any transaction, with an EntityManager that is in none: a transaction serves what the cache
- * holds but never stores into it, so without this every transition would read them all again.
+ * Fills the read cache (categories, branch tree, business units, geofence templates and the setting keys
+ * the step reads) outside any transaction, with an EntityManager that is in none: a transaction serves
+ * what the cache holds but never stores into it, so without this every transition would read them all
+ * again.
  */
 export async function warmRentalReadCache(
   em: EntityManager,
@@ -30,6 +32,7 @@ export async function warmRentalReadCache(
 ): Promise<void> {
   await categoryReadiness(em);
   await branchDirectory(em, tenant);
+  await pricingUnits(em, tenant);
   await tenantGeofenceTemplates(em, tenant);
   await warmSettings(em, tenant, settingKeys);
 }

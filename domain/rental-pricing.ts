@@ -13,13 +13,37 @@
 import { Decimal } from 'decimal.js';
 import { DomainError } from './errors.js';
 import type { DistanceUnit, PhaseSpan } from './pricing.js';
-import type { RentalPhaseRecord } from './rental.js';
+import type { RentalPhaseRecord, RentalState } from './rental.js';
 
 const MINUTE_MS = 60_000;
 /** Kilometres in one international mile. */
 const KM_PER_MILE = '1.609344';
 /** Bought reservation minutes the pricing accepts (a week); the buy-reservation route bounds it far lower. */
 export const MAX_PAID_RESERVATION_MINUTES = 7 * 24 * 60;
+
+/**
+ * What pricing and billing read of a rental: the rental entity (the estimates) and the row an ending
+ * rental's billing reads under its lock (db/rental-billing.ts) are both one.
+ */
+export interface RentalPricingSubject {
+  id: number;
+  tenant: { id: string };
+  state: RentalState;
+  branch: { id: number };
+  vehicle: { id: number };
+  customer: { id: number };
+  userGroup?: { id: number } | null;
+  pricingBundleVersion?: { id: number } | null;
+  phases: RentalPhaseRecord[];
+  reservationExpiresAt?: Date | null;
+  paidReservationMinutes: number;
+  startedAt?: Date | null;
+  endedAt?: Date | null;
+  startPosition?: { lat: number; lng: number } | null;
+  endPosition?: { lat: number; lng: number } | null;
+  startOdometerKm?: number | null;
+  endOdometerKm?: number | null;
+}
 
 /** What the engine input of a rental is built from: the rental row's phases and bought minutes. */
 export interface RentalPricingInput {

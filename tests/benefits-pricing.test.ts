@@ -114,8 +114,10 @@ async function endedRental(customerId: number, minutes: number, options: { group
 /** The rental workflow's END billing, in a transaction of its own (a retry is another call). */
 function bill(rentalId: number, key: string) {
   return inTenantTransaction(session.stack.backend.orm, tenant(), async (em) => {
-    const rental = await em.findOneOrFail(Rental, rentalId);
-    const billed = await finaliseRentalBilling(em, rental, { at: new Date(), idempotencyKey: key });
+    const billed = await finaliseRentalBilling(em, tenant(), rentalId, {
+      at: new Date(),
+      idempotencyKey: key,
+    });
     return billed.price;
   });
 }

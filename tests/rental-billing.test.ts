@@ -145,12 +145,11 @@ async function loadRental(id: number): Promise<Rental> {
 
 async function finalise(id: number, key: string) {
   return inTenantTransaction(stack.backend.orm, tenant, async (em) => {
-    const rental = await em.findOneOrFail(Rental, id);
-    const billing = await finaliseRentalBilling(em, rental, {
+    const billing = await finaliseRentalBilling(em, tenant, id, {
       at: new Date(T0 + 300 * MIN),
       idempotencyKey: key,
     });
-    return { total: billing.price.price.total, invoiceId: billing.invoice?.id ?? null };
+    return { total: billing.price.price.total, invoiceId: billing.invoiceId };
   });
 }
 
@@ -488,9 +487,8 @@ describe('the invoice written at the end', () => {
   test('finalising outside a transaction is refused (it must lock the rental)', async () => {
     const id = await drivenRental('E-Scooter', 3);
     const em = tenantEm(stack.backend.orm, tenant);
-    const rental = await em.findOneOrFail(Rental, id);
     await expect(
-      finaliseRentalBilling(em, rental, { at: new Date(), idempotencyKey: 'x' }),
+      finaliseRentalBilling(em, tenant, id, { at: new Date(), idempotencyKey: 'x' }),
     ).rejects.toThrow();
   });
 });
