@@ -5,6 +5,7 @@ import path from 'node:path';
 import { TENANT_FILTER } from './entities/TenantScoped.js';
 import { repoRoot } from '../platform/config.js';
 import { ReadCache, readCacheOf } from './read-cache.js';
+import { prepareInTransactions } from './prepared.js';
 
 /** A migration as the migrator lists it: its class and the name recorded when it ran. */
 export interface NamedMigration {
@@ -45,6 +46,8 @@ export function ormOptions(
     pool: { min: 0, max: Number(process.env.DB_POOL_MAX ?? 10) },
     // Grants, branch trees and category configuration read per request, emptied by writes (db/read-cache.ts).
     subscribers: [new ReadCache()],
+    // The hot statements run prepared inside transactions too (db/prepared.ts).
+    driverOptions: { onPoolCreated: prepareInTransactions },
     ...overrides,
   });
 }

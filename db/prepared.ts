@@ -70,6 +70,7 @@ export async function preparedTuples<Row extends unknown[]>(
 /**
  * The statement on the transaction's own connection, with its `$n` parameters bound by the driver, as the
  * pool path binds them (`em.execute` would inline the values into the text, expanding arrays into lists).
+ * Its text is named like the pool path's, so the connection prepares it once (`prepareInTransactions`).
  */
 async function inTransaction<Row>(
   em: EntityManager,
@@ -78,7 +79,37 @@ async function inTransaction<Row>(
 ): Promise<Row[]> {
   const transaction = em.getTransactionContext<Transaction<unknown>>();
   if (!transaction) throw new Error('inside a transaction, but it has no context');
+  statementName(text);
   return (await transaction.executeQuery<Row>(CompiledQuery.raw(text, [...values]))).rows;
+}
+
+/** The little of a pooled `pg` client the hook below wraps (the project has no @types/pg). */
+interface QueryingClient {
+  query: (...args: unknown[]) => unknown;
+}
+
+/**
+ * Prepares the statements of `preparedRows` inside transactions too. The ORM's transactions hand a
+ * statement to their connection as text and values, which PostgreSQL parses and plans on every run; a
+ * rental step's are the largest of its path (the locking read, the events with their outbox). Each client
+ * of the ORM's pool, as it connects, runs a text `preparedRows` named as that named statement instead,
+ * so its connection parses it once. Other statements (the ORM's own) pass through unchanged. Installed
+ * through the driver's `onPoolCreated` (db/orm.ts), for every process alike.
+ */
+export function prepareInTransactions(pool: {
+  on(event: 'connect', listener: (client: QueryingClient) => void): unknown;
+}): void {
+  pool.on('connect', (client) => {
+    const query = client.query;
+    client.query = function (this: unknown, ...args: unknown[]) {
+      const [text, values] = args;
+      if (args.length === 2 && typeof text === 'string' && Array.isArray(values)) {
+        const name = statementNames.get(text);
+        if (name !== undefined) return query.call(this, { name, text, values });
+      }
+      return query.apply(this, args);
+    };
+  });
 }
 
 /**
