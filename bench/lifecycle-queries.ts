@@ -159,22 +159,34 @@ for (const step of lifecycleSteps) {
 }
 console.log(`  ${'total'.padEnd(7)} ${cpuGroups.map((group) => ms(totals[group])).join(' /')}`);
 
-// What the Temporal server stores for one lifecycle: the last rental's history, by event type.
-const history = await backend.client.workflow
-  .getHandle(rentalWorkflowId(backend.seed.tenant, rentalId))
-  .fetchHistory();
-const eventTypes = new Map<string, number>();
-for (const event of history.events ?? []) {
-  const type = (proto.temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? '?').replace(
-    /^EVENT_TYPE_/,
-    '',
-  );
-  eventTypes.set(type, (eventTypes.get(type) ?? 0) + 1);
+// What the Temporal server stores for one lifecycle: the last rental's history and its invoice's
+// payment's, by event type.
+async function printHistory(what: string, workflowId: string): Promise<void> {
+  const history = await backend.client.workflow.getHandle(workflowId).fetchHistory();
+  const eventTypes = new Map<string, number>();
+  for (const event of history.events ?? []) {
+    const type = (proto.temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? '?').replace(
+      /^EVENT_TYPE_/,
+      '',
+    );
+    eventTypes.set(type, (eventTypes.get(type) ?? 0) + 1);
+  }
+  console.log(`
+Temporal history of ${what}: ${history.events?.length ?? 0} events`);
+  for (const [type, count] of [...eventTypes].sort((a, b) => b[1] - a[1]))
+    console.log(`  ${String(count).padStart(3)}  ${type}`);
 }
-console.log(`
-Temporal history of one rental workflow: ${history.events?.length ?? 0} events`);
-for (const [type, count] of [...eventTypes].sort((a, b) => b[1] - a[1]))
-  console.log(`  ${String(count).padStart(3)}  ${type}`);
+await printHistory('one rental workflow', rentalWorkflowId(backend.seed.tenant, rentalId));
+const [payment] = await em.getConnection().execute<{ workflow_id: string }[]>(
+  `select p.workflow_id from payment p join invoice i on i.tenant_id = p.tenant_id and i.id = p.invoice_id
+      where i.tenant_id = ? and i.rental_id = ? order by p.id desc limit 1`,
+  [backend.seed.tenant, rentalId],
+);
+if (payment) {
+  // The payment workflow ends after its charge, a moment after END answered.
+  await backend.client.workflow.getHandle(payment.workflow_id).result();
+  await printHistory("its invoice's payment workflow", payment.workflow_id);
+}
 
 await closeApi();
 await backend.stop();
