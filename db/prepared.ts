@@ -100,8 +100,12 @@ export function prepareInTransactions(pool: {
   on(event: 'connect', listener: (client: QueryingClient) => void): unknown;
 }): void {
   pool.on('connect', (client) => {
-    const query = client.query;
+    // The client's own method when something wrapped it already, else its class's at the time of the
+    // call (so what instruments the class, as `bench:lifecycle-queries` counts statements, sees them all).
+    const classQuery = () => (Object.getPrototypeOf(client) as QueryingClient).query;
+    const own = client.query === classQuery() ? undefined : client.query;
     client.query = function (this: unknown, ...args: unknown[]) {
+      const query = own ?? classQuery();
       const [text, values] = args;
       if (args.length === 2 && typeof text === 'string' && Array.isArray(values)) {
         const name = statementNames.get(text);
