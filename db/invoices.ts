@@ -124,7 +124,7 @@ export async function issueInvoice(
 export interface InvoiceRowSubject {
   tenant: string;
   branchId: number;
-  /** The business unit behind the branch (its read-cache entry, `businessUnitOfBranchCached`). */
+  /** The business unit behind the branch (its read-cache entry, `pricingUnitOfBranch`). */
   unit: NumberingUnit;
   customerId: number;
   rentalId: number;
