@@ -164,17 +164,21 @@ console.log(`  ${'total'.padEnd(7)} ${cpuGroups.map((group) => ms(totals[group])
 async function printHistory(what: string, workflowId: string): Promise<void> {
   const history = await backend.client.workflow.getHandle(workflowId).fetchHistory();
   const eventTypes = new Map<string, number>();
+  const eventBytes = new Map<string, number>();
   for (const event of history.events ?? []) {
     const type = (proto.temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? '?').replace(
       /^EVENT_TYPE_/,
       '',
     );
     eventTypes.set(type, (eventTypes.get(type) ?? 0) + 1);
+    const size = proto.temporal.api.history.v1.HistoryEvent.encode(event).finish().length;
+    eventBytes.set(type, (eventBytes.get(type) ?? 0) + size);
   }
+  const bytes = proto.temporal.api.history.v1.History.encode(history).finish().length;
   console.log(`
-Temporal history of ${what}: ${history.events?.length ?? 0} events`);
+Temporal history of ${what}: ${history.events?.length ?? 0} events, ${bytes} bytes`);
   for (const [type, count] of [...eventTypes].sort((a, b) => b[1] - a[1]))
-    console.log(`  ${String(count).padStart(3)}  ${type}`);
+    console.log(`  ${String(count).padStart(3)}  ${type} (${eventBytes.get(type)} bytes)`);
 }
 await printHistory('one rental workflow', rentalWorkflowId(backend.seed.tenant, rentalId));
 const [payment] = await em.getConnection().execute<{ workflow_id: string }[]>(
