@@ -20,7 +20,6 @@ import {
   type ResolvedPricing,
 } from './pricing.js';
 import { issueInvoice } from './invoices.js';
-import { preparedRows } from './prepared.js';
 import { DomainError } from '../domain/errors.js';
 import { bookingCancellation, cancellationFeeAmount, priceFee } from '../domain/pricing-fees.js';
 import { bookingLines, priceBooking } from '../domain/pricing-booking.js';
@@ -185,21 +184,6 @@ export async function issueBookingInvoice(
   });
   booking.invoice = invoice;
   return invoice;
-}
-
-/** The booking a rental was picked up from, if any. */
-export async function bookingOfRental(
-  em: EntityManager,
-  tenant: string,
-  rentalId: number,
-): Promise<Booking | null> {
-  // Most rentals have no booking: probed through its unique index, the entity read only when there is one.
-  const [row] = await preparedRows<{ id: number }>(
-    em,
-    'select id from booking where tenant_id = $1 and rental_id = $2',
-    [tenant, rentalId],
-  );
-  return row ? em.findOne(Booking, row.id) : null;
 }
 
 /**

@@ -32,8 +32,11 @@ export async function loadPricingVersion(
   return version;
 }
 
-/** The engine's view of a version row. */
-export function pricedVersion(bundle: PricingBundle, version: PricingBundleVersion): PricedVersion {
+/** The engine's view of a version row (the entities, or the row an ending rental's billing reads). */
+export function pricedVersion(
+  bundle: Pick<PricingBundle, 'id' | 'name' | 'type' | 'currency' | 'distanceUnit'>,
+  version: Pick<PricingBundleVersion, 'id' | 'version' | 'rules'>,
+): PricedVersion {
   return {
     ref: {
       pricingBundleId: bundle.id,
@@ -49,7 +52,9 @@ export function pricedVersion(bundle: PricingBundle, version: PricingBundleVersi
 }
 
 /** Tax, rounding scale, currency and time zone of a business unit (read, never changed here). */
-export function taxContextOf(unit: BusinessUnit): TaxContext {
+export function taxContextOf(
+  unit: Pick<BusinessUnit, 'taxPercentage' | 'scale' | 'currency' | 'timeZoneId'>,
+): TaxContext {
   return {
     taxPercentage: unit.taxPercentage,
     scale: unit.scale,
@@ -96,12 +101,12 @@ async function loadPricingUnits(
         id: row.id,
         code: row.code,
         timeZoneId: row.time_zone_id,
-        tax: {
+        tax: taxContextOf({
           taxPercentage: row.tax_percentage,
           scale: row.scale,
           currency: row.currency,
           timeZoneId: row.time_zone_id,
-        },
+        }),
       }),
     ]),
   );

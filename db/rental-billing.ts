@@ -7,12 +7,15 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Decimal } from 'decimal.js';
 import { Customer } from './entities/Customer.js';
 import { Deposit } from './entities/Deposit.js';
+import { Booking } from './entities/Booking.js';
+import { type PricingBundle } from './entities/PricingBundle.js';
 import { type PricingBundleVersion } from './entities/PricingBundleVersion.js';
 import { Rental } from './entities/Rental.js';
 import { UserGroup } from './entities/UserGroup.js';
 import { Vehicle } from './entities/Vehicle.js';
 import {
   businessUnitOfBranch,
+  pricedVersion,
   pricingForVersion,
   pricingUnitOfBranch,
   type ResolvedPricing,
@@ -32,7 +35,7 @@ import {
   type PricingBenefit,
   type PricingSurcharge,
 } from '../domain/pricing-benefits.js';
-import type { PricedVersion, PriceResult } from '../domain/pricing.js';
+import type { PriceResult } from '../domain/pricing.js';
 import {
   RENTAL_DEPOSIT_SETTING_KEY,
   depositAmountFor,
@@ -42,7 +45,7 @@ import {
   type RentalPricingSubject,
 } from '../domain/rental-pricing.js';
 import { terminalRentalStates, type RentalPhaseRecord, type RentalState } from '../domain/rental.js';
-import { bookingOfRental, finaliseBookingRentalBilling } from './booking-billing.js';
+import { finaliseBookingRentalBilling } from './booking-billing.js';
 import {
   billingBenefits,
   consumeBenefits,
@@ -259,14 +262,14 @@ interface RentalBillingRow {
   end_odometer_km: number | null;
   priced: boolean;
   invoice_id: number | null;
-  version: number | null;
-  version_status: PricingBundleVersion['status'] | null;
-  rules: PricedVersion['rules'] | null;
-  bundle_id: number | null;
-  bundle_name: string | null;
-  bundle_type: PricedVersion['bundleType'] | null;
-  bundle_currency: string | null;
-  distance_unit: PricedVersion['distanceUnit'] | null;
+  /** The booking the rental was picked up from, if any (its pricing applies then). */
+  booking_id: number | null;
+  /** The pinned version with its bundle; null when the rental pins none or the version is gone. */
+  pinned: {
+    status: PricingBundleVersion['status'];
+    version: Pick<PricingBundleVersion, 'id' | 'version' | 'rules'>;
+    bundle: Pick<PricingBundle, 'id' | 'name' | 'type' | 'currency' | 'distanceUnit'>;
+  } | null;
 }
 
 const lockRentalBillingRow = `
@@ -274,8 +277,12 @@ const lockRentalBillingRow = `
          r.pricing_bundle_version_id, r.phases, r.reservation_expires_at, r.paid_reservation_minutes,
          r.started_at, r.ended_at, r.start_position, r.end_position, r.start_odometer_km, r.end_odometer_km,
          r.price_v4 is not null as priced, r.invoice_id,
-         v.version, v.status as version_status, v.rules, b.id as bundle_id, b.name as bundle_name,
-         b.type as bundle_type, b.currency as bundle_currency, b.distance_unit
+         (select bk.id from booking bk where bk.tenant_id = r.tenant_id and bk.rental_id = r.id) as booking_id,
+         case when v.id is not null then jsonb_build_object(
+           'status', v.status,
+           'version', jsonb_build_object('id', v.id, 'version', v.version, 'rules', v.rules),
+           'bundle', jsonb_build_object('id', b.id, 'name', b.name, 'type', b.type, 'currency', b.currency,
+                                        'distanceUnit', b.distance_unit)) end as pinned
     from rental r
     join vehicle veh on veh.tenant_id = r.tenant_id and veh.id = r.vehicle_id
     left join pricing_bundle_version v on v.tenant_id = r.tenant_id and v.id = r.pricing_bundle_version_id
@@ -307,12 +314,11 @@ export async function finaliseRentalBilling(
   const [row] = await preparedRows<RentalBillingRow>(em, lockRentalBillingRow, [tenant, rentalId]);
   if (!row) throw new DomainError('R404');
   // A booking's rental is priced by the booking's pricing (its window, late return, additions).
-  const booking = await bookingOfRental(em, tenant, rentalId);
-  if (booking) {
+  if (row.booking_id !== null) {
     const billed = await finaliseBookingRentalBilling(
       em,
       await em.findOneOrFail(Rental, rentalId),
-      booking,
+      await em.findOneOrFail(Booking, row.booking_id),
       options,
     );
     return { price: billed.price, invoiceId: billed.invoice?.id ?? null };
@@ -338,7 +344,7 @@ export async function finaliseRentalBilling(
     startOdometerKm: row.start_odometer_km,
     endOdometerKm: row.end_odometer_km,
   };
-  if (row.pricing_bundle_version_id !== null && (row.version_status ?? 'DRAFT') === 'DRAFT')
+  if (row.pricing_bundle_version_id !== null && (row.pinned?.status ?? 'DRAFT') === 'DRAFT')
     throw new DomainError(
       'ODP101',
       `pricing bundle version ${row.pricing_bundle_version_id} was never published`,
@@ -361,24 +367,9 @@ export async function finaliseRentalBilling(
         })
       : [];
   const unit = await pricingUnitOfBranch(em, tenant, rental.branch.id);
-  const pinned =
-    row.pricing_bundle_version_id === null
-      ? undefined
-      : {
-          priced: {
-            ref: {
-              pricingBundleId: row.bundle_id!,
-              pricingBundleVersionId: row.pricing_bundle_version_id,
-              version: row.version!,
-              name: row.bundle_name!,
-            },
-            bundleType: row.bundle_type!,
-            currency: row.bundle_currency!,
-            distanceUnit: row.distance_unit!,
-            rules: row.rules!,
-          },
-          tax: unit.tax,
-        };
+  const pinned = row.pinned
+    ? { priced: pricedVersion(row.pinned.bundle, row.pinned.version), tax: unit.tax }
+    : undefined;
   const priced = await priceRentalWithPhases(
     em,
     rental,
