@@ -7,7 +7,6 @@ import { type BusinessUnit } from './entities/BusinessUnit.js';
 import { type CostCenter } from './entities/CostCenter.js';
 import { type Customer } from './entities/Customer.js';
 import { Invoice } from './entities/Invoice.js';
-import { InvoiceLine } from './entities/InvoiceLine.js';
 import { type Rental } from './entities/Rental.js';
 import { type UserGroup } from './entities/UserGroup.js';
 import { businessUnitOfBranch } from './pricing.js';
@@ -57,77 +56,47 @@ export interface InvoiceSubject {
   title: string;
   at: Date;
   idempotencyKey: string;
-  /**
-   * Points the caller's row at the new invoice (`rental.invoice = invoice`) before the invoice's flush, so
-   * that flush writes the reference with the caller's other changes in one UPDATE.
-   */
-  link?: (invoice: Invoice) => void;
 }
 
 /**
- * Creates an invoice (state OPEN, one line per priceV4 line, the next number of the branch's business
- * unit): BUSINESS for a business account, else REGULAR, and its INVOICE_CREATED event (with `rentalIds`,
- * a platform webhook, its outbox row always written as `recordEvent` writes it); the invoice is flushed
- * and the event inserted in one statement on the caller's transaction (no Event entity is needed back).
- * The caller checks that none exists yet.
+ * `issueInvoiceRows` for callers that work on entities (bookings, the tests' fixture invoices): the same
+ * rows and INVOICE_CREATED, then the invoice as an entity of the caller's unit of work. The caller checks
+ * that none exists yet.
  */
 export async function issueInvoice(
   em: EntityManager,
   price: PriceResult,
   subject: InvoiceSubject,
 ): Promise<Invoice> {
-  const unit = await businessUnitOfBranch(em, subject.branchId);
-  const number = await nextInvoiceNumber(em, subject.tenant, unit, subject.at);
-  const invoice = em.create(Invoice, {
-    number,
-    type: subject.userGroup ? 'BUSINESS' : 'REGULAR',
-    state: 'OPEN',
-    businessUnit: unit,
-    customer: subject.customer,
-    rental: subject.rental ?? null,
-    booking: subject.booking ?? null,
-    userGroup: subject.userGroup,
-    costCenter: subject.costCenter,
+  const issued = await issueInvoiceRows(em, price, {
+    tenant: subject.tenant,
+    branchId: subject.branchId,
+    unit: await businessUnitOfBranch(em, subject.branchId),
+    customerId: subject.customer.id,
+    rentalId: subject.rental?.id ?? null,
+    bookingId: subject.booking?.id ?? null,
+    bookingRentalId: subject.booking?.rental?.id ?? null,
+    userGroupId: subject.userGroup?.id ?? null,
+    costCenterId: subject.costCenter?.id ?? null,
     title: subject.title,
-    currency: price.priceV4.currency,
-    totalNet: price.priceV4.totals.net,
-    totalTax: price.priceV4.totals.tax,
-    totalGross: price.priceV4.totals.gross,
-    pricingBundleVersion: price.priceV4.pricingBundleVersion,
-    issuedAt: subject.at,
+    at: subject.at,
     idempotencyKey: subject.idempotencyKey,
   });
-  price.priceV4.lines.forEach((line, index) =>
-    em.create(InvoiceLine, { ...line, invoice, position: index + 1 }),
-  );
-  subject.link?.(invoice);
-  // The invoice's id goes into its INVOICE_CREATED event (a platform webhook): flushed in the caller's transaction.
-  await em.flush();
-  const rentalId = subject.rental?.id ?? subject.booking?.rental?.id ?? null;
-  await insertEvents(
-    em,
-    subject.tenant,
-    [
-      invoiceCreatedEvent(invoice, {
-        branchId: subject.branchId,
-        rentalIds: rentalId === null ? [] : [rentalId],
-        bookingId: subject.booking?.id ?? null,
-        idempotencyKey: `${subject.idempotencyKey}:INVOICE_CREATED`,
-      }),
-    ],
-    { outbox: 'always' },
-  );
-  return invoice;
+  return em.findOneOrFail(Invoice, issued.id);
 }
 
-/** Who and what a rental's invoice bills, as rows: `InvoiceSubject` by ids, with the issuing unit. */
+/** Who and what an invoice bills, as rows: `InvoiceSubject` by ids, with the issuing unit. */
 export interface InvoiceRowSubject {
   tenant: string;
+  /** The branch whose business unit issues the invoice. */
   branchId: number;
-  /** The business unit behind the branch (its read-cache entry, `pricingUnitOfBranch`). */
+  /** The business unit behind the branch (for rentals its read-cache entry, `pricingUnitOfBranch`). */
   unit: NumberingUnit;
   customerId: number;
-  rentalId: number;
+  rentalId: number | null;
+  bookingId?: number | null;
+  /** The rental a billed booking's pickup started, which INVOICE_CREATED names when `rentalId` is null. */
+  bookingRentalId?: number | null;
   userGroupId: number | null;
   costCenterId: number | null;
   title: string;
@@ -136,10 +105,10 @@ export interface InvoiceRowSubject {
 }
 
 const insertInvoiceRow = `
-  insert into invoice (tenant_id, number, type, state, business_unit_id, customer_id, rental_id, user_group_id,
-                       cost_center_id, title, currency, total_net, total_tax, total_gross,
+  insert into invoice (tenant_id, number, type, state, business_unit_id, customer_id, rental_id, booking_id,
+                       user_group_id, cost_center_id, title, currency, total_net, total_tax, total_gross,
                        pricing_bundle_version, issued_at, idempotency_key, created_at, updated_at)
-  values ($1, $2, $3, 'OPEN', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, $15, $16, $17, $17)
+  values ($1, $2, $3, 'OPEN', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::jsonb, $16, $17, $18, $18)
   returning id`;
 
 const insertInvoiceLineRows = `
@@ -150,10 +119,11 @@ const insertInvoiceLineRows = `
                 $10::numeric[], $11::numeric[], $12::numeric[], $13::numeric[], $14::numeric[]) as line`;
 
 /**
- * `issueInvoice` for a rental's END, CANCEL or EXPIRE, written as rows in the caller's transaction: the
- * invoice (state OPEN, the unit's next number), its lines in one statement and INVOICE_CREATED with its
- * outbox row. Every ended rental bills through here, so nothing is loaded, tracked or flushed; the caller
- * links the invoice on the rental's row. The caller checks that none exists yet.
+ * Creates an invoice as rows in the caller's transaction: state OPEN, the next number of the branch's
+ * business unit, BUSINESS for a business account, else REGULAR; its lines (one per priceV4 line) in one
+ * statement; and its INVOICE_CREATED event (with `rentalIds`, a platform webhook, its outbox row always
+ * written as `recordEvent` writes it). Every ended rental bills through here, so nothing is loaded,
+ * tracked or flushed; the caller links the invoice on its own row. The caller checks that none exists yet.
  */
 export async function issueInvoiceRows(
   em: EntityManager,
@@ -170,6 +140,7 @@ export async function issueInvoiceRows(
     subject.unit.id,
     subject.customerId,
     subject.rentalId,
+    subject.bookingId ?? null,
     subject.userGroupId,
     subject.costCenterId,
     subject.title,
@@ -213,14 +184,15 @@ export async function issueInvoiceRows(
     customer: { id: subject.customerId },
     businessUnit: { id: subject.unit.id },
   };
+  const rentalId = subject.rentalId ?? subject.bookingRentalId ?? null;
   await insertEvents(
     em,
     subject.tenant,
     [
       invoiceCreatedEvent(invoice, {
         branchId: subject.branchId,
-        rentalIds: [subject.rentalId],
-        bookingId: null,
+        rentalIds: rentalId === null ? [] : [rentalId],
+        bookingId: subject.bookingId ?? null,
         idempotencyKey: `${subject.idempotencyKey}:INVOICE_CREATED`,
       }),
     ],
