@@ -12,8 +12,11 @@ export interface ActivityDeps {
   vehicleCommandTimeoutMs: number;
   /** The payment gateway adapters (finance's charges and refunds). */
   paymentGateways: PaymentGateways;
-  /** Starts workflows from activities: automatic billing starts the payment workflow of an invoice. */
-  temporal: { client: Client; taskQueue: string };
+  /**
+   * Starts workflows from activities: automatic billing starts the payment workflow of an invoice, eagerly
+   * when the client shares the worker's connection (`PaymentStarter` in activities/payment-billing.ts).
+   */
+  temporal: { client: Client; taskQueue: string; eagerStart?: boolean };
   /** The object store files and exports are kept in. */
   objectStore: ObjectStore;
 }

@@ -6,7 +6,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { Payment } from '../db/entities/Payment.js';
 import { inTenantTransaction, tenantEm } from '../db/orm.js';
-import { billInvoiceRows, type PaymentToStart } from '../db/payment-billing-rows.js';
+import { billInvoiceRows, type BillRequest, type PaymentToStart } from '../db/payment-billing-rows.js';
 import { isRunningPaymentState, runningPaymentOfInvoice } from '../db/payments.js';
 import { preparedRows } from '../db/prepared.js';
 import { settingOrDefaults } from '../db/settings.js';
@@ -25,6 +25,11 @@ import type { PaymentGateways } from '../platform/payment-gateway/port.js';
 export interface PaymentStarter {
   client: Client;
   taskQueue: string;
+  /**
+   * The client shares the worker's NativeConnection: a payment started here asks the server for its first
+   * workflow task in the start's answer (eager workflow start), so this worker runs it without a poll.
+   */
+  eagerStart?: boolean;
 }
 
 /** The workflow input of a payment row. */
@@ -54,10 +59,10 @@ export async function startPaymentWorkflow(
   firstTrigger: 'FIRST' | 'MANUAL' = 'FIRST',
 ): Promise<void> {
   try {
-    await starter.client.workflow.start(
-      PAYMENT_WORKFLOW_TYPE,
-      paymentWorkflowStartOptions(paymentWorkflowInput(tenant, payment, firstTrigger), starter.taskQueue),
-    );
+    await starter.client.workflow.start(PAYMENT_WORKFLOW_TYPE, {
+      ...paymentWorkflowStartOptions(paymentWorkflowInput(tenant, payment, firstTrigger), starter.taskQueue),
+      requestEagerStart: starter.eagerStart === true,
+    });
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError) return;
     throw error;
@@ -87,6 +92,62 @@ const autoBillInvoiceBy = (column: 'id' | 'rental_id' | 'booking_id') => `
     left join booking b on b.tenant_id = i.tenant_id and b.id = i.booking_id
    where i.tenant_id = $1 and i.${column} = $2${column === 'id' ? '' : ' and i.refunded_invoice_id is null'}
    order by i.id limit 1`;
+
+/** Whether `finance.invoice.autoBill` bills the invoices of this branch's rentals and bookings (default: yes). */
+async function autoBills(em: EntityManager, tenant: string, branchId: number | null): Promise<boolean> {
+  const settings = await settingOrDefaults<AutoBillSettings>(
+    em,
+    tenant,
+    AUTO_BILL_SETTING_KEY,
+    branchId ?? undefined,
+    defaultAutoBillSettings,
+  );
+  return settings.enabled === true;
+}
+
+/** An automatic bill under the key of the activity that makes it. */
+function autoBillRequest(
+  deps: Pick<AutoBillDeps, 'paymentGateways'>,
+  tenant: string,
+  idempotencyKey: string,
+): BillRequest {
+  return {
+    tenant,
+    requestedBy: 'system:auto-bill',
+    idempotencyKey: `${idempotencyKey}/auto-bill`,
+    gateway: deps.paymentGateways.default.name,
+    workflowIdOf: (id) => paymentWorkflowId(tenant, id),
+    at: new Date(),
+  };
+}
+
+/**
+ * Bills an ended rental's invoice inside the transaction of the step that wrote it, when the branch's
+ * `finance.invoice.autoBill` says so, and answers the payment whose workflow the caller starts once that
+ * transaction committed (a crash in between leaves an OPEN payment for `workers/payment-starter.ts`).
+ * Under a savepoint: a refusal of the bill leaves the invoice OPEN for an operator and never refuses the
+ * step, as the automatic bill after a step never failed it. Keyed by the step's activity, like
+ * {@link autoBillInvoiceOf}, so a retried step that finds the transition recorded starts the same payment.
+ */
+export async function autoBillInStep(
+  deps: Pick<AutoBillDeps, 'paymentGateways'>,
+  em: EntityManager,
+  tenant: string,
+  ended: { invoiceId: number; branchId: number },
+  idempotencyKey: string,
+): Promise<PaymentToStart | null> {
+  if (!(await autoBills(em, tenant, ended.branchId))) return null;
+  await em.execute('savepoint auto_bill');
+  try {
+    const billed = await billInvoiceRows(em, ended.invoiceId, autoBillRequest(deps, tenant, idempotencyKey));
+    await em.execute('release savepoint auto_bill');
+    return billed.payment;
+  } catch (error) {
+    if (!isDomainError(error)) throw error;
+    await em.execute('rollback to savepoint auto_bill');
+    return null;
+  }
+}
 
 /**
  * Bills an invoice an activity just wrote when the tenant's `finance.invoice.autoBill` setting (for the
@@ -118,26 +179,11 @@ async function autoBillReadInvoice(
 ): Promise<PaymentToStart | null> {
   const invoiceId = invoice.id;
   if (invoice.refunded_invoice_id !== null) return null;
-  const settings = await settingOrDefaults<AutoBillSettings>(
-    em,
-    tenant,
-    AUTO_BILL_SETTING_KEY,
-    invoice.branch_id ?? undefined,
-    defaultAutoBillSettings,
-  );
-  if (settings.enabled !== true) return null;
-  const key = `${idempotencyKey}/auto-bill`;
+  if (!(await autoBills(em, tenant, invoice.branch_id))) return null;
   let payment: PaymentToStart | null;
   if (invoice.state === 'OPEN') {
     const billed = await inTenantTransaction(deps.orm, tenant, (tx) =>
-      billInvoiceRows(tx, invoiceId, {
-        tenant,
-        requestedBy: 'system:auto-bill',
-        idempotencyKey: key,
-        gateway: deps.paymentGateways.default.name,
-        workflowIdOf: (id) => paymentWorkflowId(tenant, id),
-        at: new Date(),
-      }),
+      billInvoiceRows(tx, invoiceId, autoBillRequest(deps, tenant, idempotencyKey)),
     );
     payment = billed.payment;
   } else {

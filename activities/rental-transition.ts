@@ -16,11 +16,12 @@ import {
 } from '../db/rental-lifecycle.js';
 import { warmRentalReadCache } from '../db/rental-rows.js';
 import { RENTAL_NO_MOVEMENT_SETTING_KEY } from '../domain/rental-trip.js';
-import { rentalTransitions } from '../domain/rental.js';
+import { rentalTransitions, type RentalState } from '../domain/rental.js';
 import { RENTAL_DEPOSIT_SETTING_KEY } from '../domain/rental-pricing.js';
 import { applyEndOverrides, assertRequirementsPassed } from '../domain/rental-requirements.js';
 import type { ActivityDeps } from './deps.js';
-import { autoBillInvoiceOf } from './payment-billing.js';
+import { autoBillInStep, autoBillInvoiceOf, startPaymentWorkflow } from './payment-billing.js';
+import type { PaymentToStart } from '../db/payment-billing-rows.js';
 import { activityIdempotencyKey, asActivity, withHeartbeat } from './support.js';
 import {
   applyReportToVehicle,
@@ -40,6 +41,11 @@ export interface PerformRentalTransitionInput extends Omit<RecordRentalTransitio
    * (`billEndedRental`); without it (histories from before) this step bills it itself.
    */
   billsAfterAnswer?: boolean;
+  /**
+   * This step bills the ended rental's invoice in its own transaction and starts its payment once that
+   * committed, without waiting for the start (runs since patch rental-steps-2026-12-billed-in-step).
+   */
+  billsInStep?: boolean;
 }
 
 /** Activities of the rental's transitions: the step with its vehicle command, and failed operations. */
@@ -71,7 +77,9 @@ export function createRentalTransitionActivities(deps: ActivityDeps) {
   }
 
   /** The body of performRentalTransition (heartbeating around it). */
-  async function performTransition(input: PerformRentalTransitionInput): Promise<RecordedTransition> {
+  async function performTransition(
+    input: PerformRentalTransitionInput,
+  ): Promise<RecordedTransition & { payment?: PaymentToStart | null }> {
     const idempotencyKey = activityIdempotencyKey();
     await warmRentalReadCache(tenantEm(orm, input.tenant), input.tenant, [
       RENTAL_DEPOSIT_SETTING_KEY,
@@ -116,8 +124,8 @@ export function createRentalTransitionActivities(deps: ActivityDeps) {
     const unrecorded = answered?.unrecorded;
     try {
       return await asActivity(() =>
-        inTenantTransaction(orm, input.tenant, (em) =>
-          recordRentalTransition(
+        inTenantTransaction(orm, input.tenant, async (em) => {
+          const recorded = await recordRentalTransition(
             em,
             { ...input, vehicleReport: answered?.report, endCheck },
             idempotencyKey,
@@ -136,8 +144,21 @@ export function createRentalTransitionActivities(deps: ActivityDeps) {
                   : undefined,
               applyReport: (vehicle, report, events) => applyReportToVehicle(em, vehicle, report, events),
             },
-          ),
-        ),
+          );
+          const invoiceId = recorded.ended?.invoiceId;
+          if (input.billsInStep && invoiceId)
+            return {
+              ...recorded,
+              payment: await autoBillInStep(
+                deps,
+                em,
+                input.tenant,
+                { invoiceId, branchId: recorded.ended!.branchId },
+                idempotencyKey,
+              ),
+            };
+          return recorded;
+        }),
       );
     } catch (error) {
       // The vehicle acted but the transition was refused: its answer is still recorded.
@@ -149,6 +170,21 @@ export function createRentalTransitionActivities(deps: ActivityDeps) {
     }
   }
 
+  /**
+   * Starts the payment of an ending step's bill without holding the step's answer: the rider's END waits
+   * for the commit, not for the workflow's start. A start that fails (or a worker that dies first) leaves
+   * the payment OPEN, and `workers/payment-starter.ts` starts it; a second start is refused as a duplicate.
+   */
+  function startInBackground(tenant: string, payment: PaymentToStart): void {
+    const { log } = Context.current();
+    startPaymentWorkflow(deps.temporal, tenant, payment).catch((error: unknown) =>
+      log.warn('the payment of an ended rental did not start; the payment starter will', {
+        paymentId: payment.id,
+        error: String(error),
+      }),
+    );
+  }
+
   return {
     /**
      * Sends the transition's vehicle command and records the transition, in one activity: the command id
@@ -156,20 +192,23 @@ export function createRentalTransitionActivities(deps: ActivityDeps) {
      * (the device answers from its reply cache) and finds the transition recorded. A silent vehicle is
      * asked twice; database faults retry like any activity.
      */
-    async performRentalTransition(input: PerformRentalTransitionInput): Promise<RecordedTransition> {
+    async performRentalTransition(input: PerformRentalTransitionInput): Promise<{ state: RentalState }> {
       return withHeartbeat(() =>
         asActivity(async () => {
-          const recorded = await performTransition(input);
-          // END, CANCEL and EXPIRE wrote the invoice: billed once that committed (`finance.invoice.autoBill`),
-          // here only for workflows from before billEndedRental.
-          if (rentalTransitions[input.transition].ends && !input.billsAfterAnswer)
+          const { state, recordedBefore, payment } = await performTransition(input);
+          if (!rentalTransitions[input.transition].ends || input.billsAfterAnswer) return { state };
+          // Workflows from before billEndedRental bill the invoice once the step committed; a retry of a
+          // step that bills in its transaction finds its bill and starts the payment the first attempt may
+          // have died before starting.
+          if (!input.billsInStep || recordedBefore)
             await autoBillInvoiceOf(
               deps,
               input.tenant,
               { rentalId: input.rentalId },
               activityIdempotencyKey(),
             );
-          return recorded;
+          else if (payment) startInBackground(input.tenant, payment);
+          return { state };
         }),
       );
     },

@@ -112,6 +112,7 @@ export async function startWorker(
         interceptors: temporalClientInterceptors(),
       }),
     taskQueue: config.taskQueue,
+    eagerStart: !clock,
   };
   const worker = await createFleetflowWorker({
     connection,

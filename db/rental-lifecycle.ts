@@ -64,6 +64,10 @@ export interface EndCheckOutcome {
 /** What recording a transition produced: END may become ENDED_NO_MOVEMENT. */
 export interface RecordedTransition {
   state: RentalState;
+  /** An earlier attempt of the activity recorded it: nothing was written now. */
+  recordedBefore?: true;
+  /** An ending transition's invoice (null for a zero total) and the branch whose settings bill it. */
+  ended?: { invoiceId: number | null; branchId: number };
 }
 
 export interface RecordOperationFailureInput {
@@ -190,7 +194,7 @@ export async function recordRentalTransition(
   ]);
   if (!row) throw new DomainError('R404');
   // Already recorded by an earlier attempt of this activity: answer what it recorded.
-  if (row.recorded) return { state: row.state };
+  if (row.recorded) return { state: row.state, recordedBefore: true };
   // The step's events, inserted together once the rows are written.
   const events: EventFields[] = [];
   const collect = (fields: EventFields) => void events.push(fields);
@@ -329,7 +333,13 @@ export async function recordRentalTransition(
       },
       at,
     );
-  if (transition.ends) await finaliseRentalBilling(em, input.tenant, input.rentalId, { at, idempotencyKey });
+  if (transition.ends) {
+    const { invoiceId } = await finaliseRentalBilling(em, input.tenant, input.rentalId, {
+      at,
+      idempotencyKey,
+    });
+    return { state, ended: { invoiceId, branchId: row.branch_id } };
+  }
   return { state };
 }
 

@@ -11,6 +11,7 @@ import { Customer } from '../db/entities/Customer.js';
 import { Deposit } from '../db/entities/Deposit.js';
 import { Event } from '../db/entities/Event.js';
 import { Invoice } from '../db/entities/Invoice.js';
+import { Payment } from '../db/entities/Payment.js';
 import { InvoiceLine } from '../db/entities/InvoiceLine.js';
 import { PricingBundleVersion } from '../db/entities/PricingBundleVersion.js';
 import { Rental } from '../db/entities/Rental.js';
@@ -30,6 +31,7 @@ import {
   releaseRentalDeposit,
 } from '../db/rental-billing.js';
 import { type SeededTenant } from '../db/seed.js';
+import { autoBillInStep } from '../activities/payment-billing.js';
 import { isDomainError } from '../domain/errors.js';
 import {
   depositAmountFor,
@@ -482,6 +484,49 @@ describe('the invoice written at the end', () => {
     expect(invoice.type).toBe('BUSINESS');
     expect(invoice.userGroup).not.toBeNull();
     expect(invoice.costCenter).not.toBeNull();
+  });
+
+  test('the ending step bills its invoice in its transaction, once per key; a refused bill never undoes the step', async () => {
+    const id = await drivenRental('E-Scooter', 8);
+    const deps = { paymentGateways: stack.backend.paymentGateways };
+    const branchId = stack.backend.seed.branchId;
+    const { invoiceId, payment } = await inTenantTransaction(stack.backend.orm, tenant, async (tx) => {
+      const billing = await finaliseRentalBilling(tx, tenant, id, {
+        at: new Date(),
+        idempotencyKey: 'wf/step/1',
+      });
+      const ended = { invoiceId: billing.invoiceId!, branchId };
+      return {
+        invoiceId: billing.invoiceId!,
+        payment: await autoBillInStep(deps, tx, tenant, ended, 'wf/step/1'),
+      };
+    });
+    const em = tenantEm(stack.backend.orm, tenant);
+    const invoice = await em.findOneOrFail(Invoice, invoiceId);
+    expect(invoice.state).toBe('BILLED');
+    expect(payment).toMatchObject({ state: 'OPEN' });
+    const row = await em.findOneOrFail(Payment, payment!.id);
+    expect(row).toMatchObject({ idempotencyKey: 'wf/step/1/auto-bill', amount: invoice.totalGross });
+    // The same key again (a retried step) answers the same payment.
+    const again = await inTenantTransaction(stack.backend.orm, tenant, (tx) =>
+      autoBillInStep(deps, tx, tenant, { invoiceId, branchId }, 'wf/step/1'),
+    );
+    expect(again?.id).toBe(payment!.id);
+
+    // Another key finds the invoice BILLED: the bill is refused (I121) inside its savepoint, and what
+    // the step wrote before and after it commits.
+    const refused = await inTenantTransaction(stack.backend.orm, tenant, async (tx) => {
+      await tx.execute('update rental set paid_reservation_minutes = 3 where tenant_id = ? and id = ?', [
+        tenant,
+        id,
+      ]);
+      const answer = await autoBillInStep(deps, tx, tenant, { invoiceId, branchId }, 'wf/step/2');
+      await tx.execute('update rental set end_odometer_km = 42 where tenant_id = ? and id = ?', [tenant, id]);
+      return answer;
+    });
+    expect(refused).toBeNull();
+    expect(await loadRental(id)).toMatchObject({ paidReservationMinutes: 3, endOdometerKm: 42 });
+    expect(await tenantEm(stack.backend.orm, tenant).count(Payment, { invoice: invoiceId })).toBe(1);
   });
 
   test('finalising outside a transaction is refused (it must lock the rental)', async () => {

@@ -61,7 +61,9 @@ export function rentalWorkflowStartOptions(input: RentalWorkflowInput, taskQueue
       { key: BranchIdKey, value: String(input.branchId) },
       { key: VehicleIdKey, value: String(input.vehicleId) },
       { key: CustomerIdKey, value: String(input.customerId) },
-      { key: EntityStateKey, value: 'PENDING' },
+      // What almost every new rental becomes within its first task: the run then has no upsert to make
+      // for it (a refused one upserts REJECTED). Runs started before this said PENDING.
+      { key: EntityStateKey, value: 'RESERVATION' },
     ],
     memo: { requestedBy: input.requestedBy, startImmediately: input.startImmediately },
   };

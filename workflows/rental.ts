@@ -80,13 +80,23 @@ const vehicleSteps = proxyActivities<RentalActivities>({
 const localRecords = proxyLocalActivities<RentalActivities>(recordOptions);
 
 /**
+ * Whether an ending step bills its invoice in its own transaction and starts the payment after it
+ * committed, without an activity of its own after the answer. Every new run records this marker, and only
+ * this one: it implies `currentSteps`.
+ */
+function billsInStep(): boolean {
+  return patched('rental-steps-2026-12-billed-in-step');
+}
+
+/**
  * Whether this run takes the rental's steps as they are now: the PostgreSQL-only steps as local activities,
- * an ending step billed after its answer, by an activity in the next task. One patch for all three, so a
- * new run records one marker (and one TemporalChangeVersion upsert) instead of three; runs started before
- * it replay through the three patches that introduced them, in the order they were added.
+ * an ending step billed after its answer (by an activity in the next task, or since `billsInStep` in the
+ * step itself). One patch marker a run, so a new run records one marker (and one TemporalChangeVersion
+ * upsert), its successor's; runs started before it replay through the patches that introduced its parts,
+ * in the order they were added.
  */
 function currentSteps(): boolean {
-  return patched('rental-steps-2026-12');
+  return billsInStep() || patched('rental-steps-2026-12');
 }
 
 /** The PostgreSQL-only steps as this run takes them: local once the patch is in, else as before. */
@@ -149,8 +159,14 @@ class RentalProcess extends EntityProcess<RentalStepName, RentalWorkflowSnapshot
     return terminalRentalStates.includes(this.snapshot.state as RentalState);
   }
 
+  /**
+   * Takes a new state and keeps EntityState current. A visibility write is what an upsert costs the
+   * server, so a run since patch rental-steps-2026-12-billed-in-step upserts only a value the attribute
+   * does not hold yet (a new run starts as RESERVATION); runs from before upsert every change, as recorded.
+   */
   private setState(state: RentalWorkflowSnapshot['state']): void {
     this.snapshot.state = state;
+    if (billsInStep() && workflowInfo().typedSearchAttributes.get(EntityStateKey) === state) return;
     upsertSearchAttributes([{ key: EntityStateKey, value: state }]);
   }
 
@@ -167,9 +183,11 @@ class RentalProcess extends EntityProcess<RentalStepName, RentalWorkflowSnapshot
   ): Promise<void> {
     const { snapshot, common, input } = this;
     const row = rentalTransitions[name];
-    // An ending step's invoice is billed after the operation answered (billEndedRental), not inside it.
+    // An ending step bills its invoice in its transaction and starts the payment without waiting for it;
+    // in runs from before, the invoice was billed after the operation answered (billEndedRental).
+    const billedInStep = row.ends === true && billsInStep();
     const billsAfterAnswer =
-      row.ends === true && (currentSteps() || patched('ended-rental-billed-after-answer'));
+      row.ends === true && !billedInStep && (currentSteps() || patched('ended-rental-billed-after-answer'));
     let recorded;
     try {
       recorded = await vehicleSteps.performRentalTransition({
@@ -190,6 +208,7 @@ class RentalProcess extends EntityProcess<RentalStepName, RentalWorkflowSnapshot
         commandTimeoutMs:
           name === 'START' && snapshot.startTimeoutSeconds ? snapshot.startTimeoutSeconds * 1000 : undefined,
         ...(billsAfterAnswer ? { billsAfterAnswer } : {}),
+        ...(billedInStep ? { billsInStep: true } : {}),
       });
     } catch (error) {
       const cause = businessFailure(error);
