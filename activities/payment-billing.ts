@@ -125,8 +125,8 @@ function autoBillRequest(
  * Bills an ended rental's invoice inside the transaction of the step that wrote it, when the branch's
  * `finance.invoice.autoBill` says so, and answers the payment whose workflow the caller starts once that
  * transaction committed (a crash in between leaves an OPEN payment for `workers/payment-starter.ts`).
- * Under a savepoint: a refusal of the bill leaves the invoice OPEN for an operator and never refuses the
- * step, as the automatic bill after a step never failed it. Keyed by the step's activity, like
+ * A refusal of the bill leaves the invoice OPEN for an operator and never refuses the step, as the
+ * automatic bill after a step never failed it. Keyed by the step's activity, like
  * {@link autoBillInvoiceOf}, so a retried step that finds the transition recorded starts the same payment.
  */
 export async function autoBillInStep(
@@ -137,14 +137,13 @@ export async function autoBillInStep(
   idempotencyKey: string,
 ): Promise<PaymentToStart | null> {
   if (!(await autoBills(em, tenant, ended.branchId))) return null;
-  await em.execute('savepoint auto_bill');
   try {
-    const billed = await billInvoiceRows(em, ended.invoiceId, autoBillRequest(deps, tenant, idempotencyKey));
-    await em.execute('release savepoint auto_bill');
-    return billed.payment;
+    return (await billInvoiceRows(em, ended.invoiceId, autoBillRequest(deps, tenant, idempotencyKey)))
+      .payment;
   } catch (error) {
+    // billInvoiceRows refuses after its locking read and before any write, so the step's transaction
+    // stays as it was and commits; a database fault fails the step, whose retry bills it.
     if (!isDomainError(error)) throw error;
-    await em.execute('rollback to savepoint auto_bill');
     return null;
   }
 }

@@ -104,24 +104,28 @@ export interface InvoiceRowSubject {
   idempotencyKey: string;
 }
 
-const insertInvoiceRow = `
-  insert into invoice (tenant_id, number, type, state, business_unit_id, customer_id, rental_id, booking_id,
-                       user_group_id, cost_center_id, title, currency, total_net, total_tax, total_gross,
-                       pricing_bundle_version, issued_at, idempotency_key, created_at, updated_at)
-  values ($1, $2, $3, 'OPEN', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::jsonb, $16, $17, $18, $18)
-  returning id`;
-
-const insertInvoiceLineRows = `
-  insert into invoice_line (tenant_id, invoice_id, position, code, "group", phase, description, quantity, unit,
-                            unit_price, net, tax, gross, tax_percentage)
-  select $1, $2, line.*
-    from unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::numeric[], $9::text[],
-                $10::numeric[], $11::numeric[], $12::numeric[], $13::numeric[], $14::numeric[]) as line`;
+/** The invoice and its lines (one per priceV4 line, none when the arrays are empty) in one statement. */
+const insertInvoiceWithLines = `
+  with invoice_row as (
+    insert into invoice (tenant_id, number, type, state, business_unit_id, customer_id, rental_id, booking_id,
+                         user_group_id, cost_center_id, title, currency, total_net, total_tax, total_gross,
+                         pricing_bundle_version, issued_at, idempotency_key, created_at, updated_at)
+    values ($1, $2, $3, 'OPEN', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::jsonb, $16, $17, $18, $18)
+    returning id
+  ), line_rows as (
+    insert into invoice_line (tenant_id, invoice_id, position, code, "group", phase, description, quantity,
+                              unit, unit_price, net, tax, gross, tax_percentage)
+    select $1, invoice_row.id, line.*
+      from invoice_row,
+           unnest($19::int[], $20::text[], $21::text[], $22::text[], $23::text[], $24::numeric[], $25::text[],
+                  $26::numeric[], $27::numeric[], $28::numeric[], $29::numeric[], $30::numeric[]) as line
+  )
+  select id from invoice_row`;
 
 /**
  * Creates an invoice as rows in the caller's transaction: state OPEN, the next number of the branch's
- * business unit, BUSINESS for a business account, else REGULAR; its lines (one per priceV4 line) in one
- * statement; and its INVOICE_CREATED event (with `rentalIds`, a platform webhook, its outbox row always
+ * business unit, BUSINESS for a business account, else REGULAR, with its lines (one per priceV4 line) in
+ * one statement; and its INVOICE_CREATED event (with `rentalIds`, a platform webhook, its outbox row always
  * written as `recordEvent` writes it). Every ended rental bills through here, so nothing is loaded,
  * tracked or flushed; the caller links the invoice on its own row. The caller checks that none exists yet.
  */
@@ -133,7 +137,8 @@ export async function issueInvoiceRows(
   const number = await nextInvoiceNumber(em, subject.tenant, subject.unit, subject.at);
   const { priceV4 } = price;
   const type = subject.userGroupId === null ? 'REGULAR' : 'BUSINESS';
-  const [row] = await preparedRows<{ id: number }>(em, insertInvoiceRow, [
+  const column = <T>(pick: (line: PriceLineV4, index: number) => T) => priceV4.lines.map(pick);
+  const [row] = await preparedRows<{ id: number }>(em, insertInvoiceWithLines, [
     subject.tenant,
     number,
     type,
@@ -152,26 +157,20 @@ export async function issueInvoiceRows(
     subject.at,
     subject.idempotencyKey,
     new Date(),
+    column((_, index) => index + 1),
+    column((line) => line.code),
+    column((line) => line.group),
+    column((line) => line.phase),
+    column((line) => line.description),
+    column((line) => line.quantity),
+    column((line) => line.unit),
+    column((line) => line.unitPrice),
+    column((line) => line.net),
+    column((line) => line.tax),
+    column((line) => line.gross),
+    column((line) => line.taxPercentage),
   ]);
   const id = row!.id;
-  const column = <T>(pick: (line: PriceLineV4, index: number) => T) => priceV4.lines.map(pick);
-  if (priceV4.lines.length > 0)
-    await preparedRows(em, insertInvoiceLineRows, [
-      subject.tenant,
-      id,
-      column((_, index) => index + 1),
-      column((line) => line.code),
-      column((line) => line.group),
-      column((line) => line.phase),
-      column((line) => line.description),
-      column((line) => line.quantity),
-      column((line) => line.unit),
-      column((line) => line.unitPrice),
-      column((line) => line.net),
-      column((line) => line.tax),
-      column((line) => line.gross),
-      column((line) => line.taxPercentage),
-    ]);
   const invoice: CreatedInvoice = {
     id,
     number,

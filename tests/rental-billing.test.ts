@@ -513,8 +513,8 @@ describe('the invoice written at the end', () => {
     );
     expect(again?.id).toBe(payment!.id);
 
-    // Another key finds the invoice BILLED: the bill is refused (I121) inside its savepoint, and what
-    // the step wrote before and after it commits.
+    // Another key finds the invoice BILLED: the bill is refused (I121) before it writes anything, and
+    // what the step wrote before and after it commits.
     const refused = await inTenantTransaction(stack.backend.orm, tenant, async (tx) => {
       await tx.execute('update rental set paid_reservation_minutes = 3 where tenant_id = ? and id = ?', [
         tenant,
