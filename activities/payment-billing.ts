@@ -122,12 +122,13 @@ function autoBillRequest(
 }
 
 /**
- * Bills an ended rental's invoice inside the transaction of the step that wrote it, when the branch's
- * `finance.invoice.autoBill` says so, and answers the payment whose workflow the caller starts once that
- * transaction committed (a crash in between leaves an OPEN payment for `workers/payment-starter.ts`).
- * A refusal of the bill leaves the invoice OPEN for an operator and never refuses the step, as the
+ * Bills the invoice an ending step wrote, in the caller's transaction (the step's next one), when the
+ * branch's `finance.invoice.autoBill` says so, and answers the payment whose workflow the caller starts
+ * once that transaction committed (a crash in between leaves an OPEN payment for
+ * `workers/payment-starter.ts`). The invoice id and branch come from the step, so nothing is read again.
+ * A refusal of the bill leaves the invoice OPEN for an operator and never fails the step, as the
  * automatic bill after a step never failed it. Keyed by the step's activity, like
- * {@link autoBillInvoiceOf}, so a retried step that finds the transition recorded starts the same payment.
+ * {@link autoBillInvoiceOf}, which a retried step uses to find this bill and start its payment.
  */
 export async function autoBillInStep(
   deps: Pick<AutoBillDeps, 'paymentGateways'>,
@@ -141,7 +142,7 @@ export async function autoBillInStep(
     return (await billInvoiceRows(em, ended.invoiceId, autoBillRequest(deps, tenant, idempotencyKey)))
       .payment;
   } catch (error) {
-    // billInvoiceRows refuses after its locking read and before any write, so the step's transaction
+    // billInvoiceRows refuses after its locking read and before any write, so the caller's transaction
     // stays as it was and commits; a database fault fails the step, whose retry bills it.
     if (!isDomainError(error)) throw error;
     return null;

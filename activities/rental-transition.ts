@@ -42,8 +42,8 @@ export interface PerformRentalTransitionInput extends Omit<RecordRentalTransitio
    */
   billsAfterAnswer?: boolean;
   /**
-   * This step bills the ended rental's invoice in its own transaction and starts its payment once that
-   * committed, without waiting for the start (runs since patch rental-steps-2026-12-billed-in-step).
+   * This step bills the ended rental's invoice itself, in a transaction right after the step's, and starts
+   * its payment without waiting for the start (runs since patch rental-steps-2026-12-billed-in-step).
    */
   billsInStep?: boolean;
 }
@@ -77,9 +77,7 @@ export function createRentalTransitionActivities(deps: ActivityDeps) {
   }
 
   /** The body of performRentalTransition (heartbeating around it). */
-  async function performTransition(
-    input: PerformRentalTransitionInput,
-  ): Promise<RecordedTransition & { payment?: PaymentToStart | null }> {
+  async function performTransition(input: PerformRentalTransitionInput): Promise<RecordedTransition> {
     const idempotencyKey = activityIdempotencyKey();
     await warmRentalReadCache(tenantEm(orm, input.tenant), input.tenant, [
       RENTAL_DEPOSIT_SETTING_KEY,
@@ -124,8 +122,8 @@ export function createRentalTransitionActivities(deps: ActivityDeps) {
     const unrecorded = answered?.unrecorded;
     try {
       return await asActivity(() =>
-        inTenantTransaction(orm, input.tenant, async (em) => {
-          const recorded = await recordRentalTransition(
+        inTenantTransaction(orm, input.tenant, (em) =>
+          recordRentalTransition(
             em,
             { ...input, vehicleReport: answered?.report, endCheck },
             idempotencyKey,
@@ -144,21 +142,8 @@ export function createRentalTransitionActivities(deps: ActivityDeps) {
                   : undefined,
               applyReport: (vehicle, report, events) => applyReportToVehicle(em, vehicle, report, events),
             },
-          );
-          const invoiceId = recorded.ended?.invoiceId;
-          if (input.billsInStep && invoiceId)
-            return {
-              ...recorded,
-              payment: await autoBillInStep(
-                deps,
-                em,
-                input.tenant,
-                { invoiceId, branchId: recorded.ended!.branchId },
-                idempotencyKey,
-              ),
-            };
-          return recorded;
-        }),
+          ),
+        ),
       );
     } catch (error) {
       // The vehicle acted but the transition was refused: its answer is still recorded.
@@ -195,19 +180,25 @@ export function createRentalTransitionActivities(deps: ActivityDeps) {
     async performRentalTransition(input: PerformRentalTransitionInput): Promise<{ state: RentalState }> {
       return withHeartbeat(() =>
         asActivity(async () => {
-          const { state, recordedBefore, payment } = await performTransition(input);
+          const { state, recordedBefore, ended } = await performTransition(input);
           if (!rentalTransitions[input.transition].ends || input.billsAfterAnswer) return { state };
-          // Workflows from before billEndedRental bill the invoice once the step committed; a retry of a
-          // step that bills in its transaction finds its bill and starts the payment the first attempt may
-          // have died before starting.
-          if (!input.billsInStep || recordedBefore)
-            await autoBillInvoiceOf(
-              deps,
-              input.tenant,
-              { rentalId: input.rentalId },
-              activityIdempotencyKey(),
-            );
-          else if (payment) startInBackground(input.tenant, payment);
+          const key = activityIdempotencyKey();
+          if (input.billsInStep && !recordedBefore) {
+            // Billed in a transaction of its own after the step's: the invoice number's row lock, which
+            // every ending rental of the business unit takes, is held only for the step's transaction.
+            const invoiceId = ended?.invoiceId;
+            const payment = invoiceId
+              ? await inTenantTransaction(orm, input.tenant, (tx) =>
+                  autoBillInStep(deps, tx, input.tenant, { invoiceId, branchId: ended!.branchId }, key),
+                )
+              : null;
+            if (payment) startInBackground(input.tenant, payment);
+          } else {
+            // Workflows from before billEndedRental bill the invoice once the step committed; a retry of a
+            // step finds what its first attempt wrote, bills it if that attempt died first and starts the
+            // payment it may have died before starting.
+            await autoBillInvoiceOf(deps, input.tenant, { rentalId: input.rentalId }, key);
+          }
           return { state };
         }),
       );
