@@ -30,17 +30,38 @@ function yearIn(timeZone: string, at: Date): number {
 /** What an invoice's number is made of: its business unit's id and code, in the unit's time zone. */
 export type NumberingUnit = Pick<BusinessUnit, 'id' | 'code' | 'timeZoneId'>;
 
+/**
+ * The next number of a business unit's yearly, gapless invoice sequence, as a CTE `numbered (number)`
+ * over the parameters named: `{code}-{year}-{six digits or more}`. Its upsert locks the unit's counter row
+ * until the transaction ends, so every invoice of the unit waits for the one before to commit: callers take
+ * it as late in their transaction as they can.
+ */
+const numberedCte = (tenant: string, unit: string, year: string, code: string) => `
+  numbered as (
+    insert into invoice_number_sequence (tenant_id, business_unit_id, year, last_number)
+    values (${tenant}, ${unit}, ${year}, 1)
+    on conflict (tenant_id, business_unit_id, year)
+    do update set last_number = invoice_number_sequence.last_number + 1
+    returning ${code}::text || '-' || ${year}::text || '-' ||
+              lpad(last_number::text, greatest(6, length(last_number::text)), '0') as number
+  )`;
+
+const nextInvoiceNumberStatement = `with ${numberedCte('$1', '$2', '$3::int', '$4')} select number from numbered`;
+
 /** The next number of a business unit's yearly, gapless invoice sequence (in the caller's transaction). */
-export async function nextInvoiceNumber(em: EntityManager, tenant: string, unit: NumberingUnit, at: Date) {
-  const year = yearIn(unit.timeZoneId, at);
-  const [row] = await em.execute<[{ last_number: number }]>(
-    `insert into invoice_number_sequence (tenant_id, business_unit_id, year, last_number) values (?, ?, ?, 1)
-     on conflict (tenant_id, business_unit_id, year)
-     do update set last_number = invoice_number_sequence.last_number + 1
-     returning last_number`,
-    [tenant, unit.id, year],
-  );
-  return `${unit.code}-${year}-${String(row.last_number).padStart(6, '0')}`;
+export async function nextInvoiceNumber(
+  em: EntityManager,
+  tenant: string,
+  unit: NumberingUnit,
+  at: Date,
+): Promise<string> {
+  const [row] = await preparedRows<{ number: string }>(em, nextInvoiceNumberStatement, [
+    tenant,
+    unit.id,
+    yearIn(unit.timeZoneId, at),
+    unit.code,
+  ]);
+  return row!.number;
 }
 
 /** Who and what an invoice bills: the rental and/or booking it belongs to and its business context. */
@@ -104,14 +125,20 @@ export interface InvoiceRowSubject {
   idempotencyKey: string;
 }
 
-/** The invoice and its lines (one per priceV4 line, none when the arrays are empty) in one statement. */
+/**
+ * The invoice, numbered, and its lines (one per priceV4 line, none when the arrays are empty) in one
+ * statement: the unit's counter row is locked from here to the commit, not from a statement before.
+ */
 const insertInvoiceWithLines = `
-  with invoice_row as (
+  with ${numberedCte('$1', '$4', '$31::int', '$2')},
+  invoice_row as (
     insert into invoice (tenant_id, number, type, state, business_unit_id, customer_id, rental_id, booking_id,
                          user_group_id, cost_center_id, title, currency, total_net, total_tax, total_gross,
                          pricing_bundle_version, issued_at, idempotency_key, created_at, updated_at)
-    values ($1, $2, $3, 'OPEN', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::jsonb, $16, $17, $18, $18)
-    returning id
+    select $1, numbered.number, $3, 'OPEN', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::jsonb, $16,
+           $17, $18, $18
+      from numbered
+    returning id, number
   ), line_rows as (
     insert into invoice_line (tenant_id, invoice_id, position, code, "group", phase, description, quantity,
                               unit, unit_price, net, tax, gross, tax_percentage)
@@ -120,7 +147,7 @@ const insertInvoiceWithLines = `
            unnest($19::int[], $20::text[], $21::text[], $22::text[], $23::text[], $24::numeric[], $25::text[],
                   $26::numeric[], $27::numeric[], $28::numeric[], $29::numeric[], $30::numeric[]) as line
   )
-  select id from invoice_row`;
+  select id, number from invoice_row`;
 
 /**
  * Creates an invoice as rows in the caller's transaction: state OPEN, the next number of the branch's
@@ -134,13 +161,12 @@ export async function issueInvoiceRows(
   price: PriceResult,
   subject: InvoiceRowSubject,
 ): Promise<{ id: number; number: string }> {
-  const number = await nextInvoiceNumber(em, subject.tenant, subject.unit, subject.at);
   const { priceV4 } = price;
   const type = subject.userGroupId === null ? 'REGULAR' : 'BUSINESS';
   const column = <T>(pick: (line: PriceLineV4, index: number) => T) => priceV4.lines.map(pick);
-  const [row] = await preparedRows<{ id: number }>(em, insertInvoiceWithLines, [
+  const [row] = await preparedRows<{ id: number; number: string }>(em, insertInvoiceWithLines, [
     subject.tenant,
-    number,
+    subject.unit.code,
     type,
     subject.unit.id,
     subject.customerId,
@@ -169,8 +195,9 @@ export async function issueInvoiceRows(
     column((line) => line.tax),
     column((line) => line.gross),
     column((line) => line.taxPercentage),
+    yearIn(subject.unit.timeZoneId, subject.at),
   ]);
-  const id = row!.id;
+  const { id, number } = row!;
   const invoice: CreatedInvoice = {
     id,
     number,
