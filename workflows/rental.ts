@@ -80,9 +80,9 @@ const vehicleSteps = proxyActivities<RentalActivities>({
 const localRecords = proxyLocalActivities<RentalActivities>(recordOptions);
 
 /**
- * Whether an ending step bills its invoice in its own transaction and starts the payment after it
- * committed, without an activity of its own after the answer. Every new run records this marker, and only
- * this one: it implies `currentSteps`.
+ * Whether an ending step bills its invoice itself (in a transaction right after its own) and starts the
+ * payment without waiting for it, so the run has no bill activity after the answer. Every new run records
+ * this marker, and only this one: it implies `currentSteps`.
  */
 function billsInStep(): boolean {
   return patched('rental-steps-2026-12-billed-in-step');
@@ -183,8 +183,8 @@ class RentalProcess extends EntityProcess<RentalStepName, RentalWorkflowSnapshot
   ): Promise<void> {
     const { snapshot, common, input } = this;
     const row = rentalTransitions[name];
-    // An ending step bills its invoice in its transaction and starts the payment without waiting for it;
-    // in runs from before, the invoice was billed after the operation answered (billEndedRental).
+    // An ending step bills its invoice itself and starts the payment without waiting for it; in runs from
+    // before, the invoice was billed after the operation answered (billEndedRental).
     const billedInStep = row.ends === true && billsInStep();
     const billsAfterAnswer =
       row.ends === true && !billedInStep && (currentSteps() || patched('ended-rental-billed-after-answer'));
