@@ -66,17 +66,30 @@ export interface StartedStack {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** `count` distinct free TCP ports: each listened on at port 0 (held until all are picked), then closed. */
+/**
+ * Where `freePorts` picks: below Linux's ephemeral range (32768–60999), from which the OS gives both port 0
+ * listeners and every outgoing connection its local port. A port picked there could be taken by any
+ * connection before the stack's server binds it (a run saw PostgreSQL refused its port that way).
+ */
+const PICKED_PORTS = { from: 20_000, to: 32_767 } as const;
+
+/** Listens on `port` (exclusively) and resolves the server, or undefined when the port is busy. */
+function hold(port: number): Promise<net.Server | undefined> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(undefined));
+    server.listen({ port, host: '0.0.0.0', exclusive: true }, () => resolve(server));
+  });
+}
+
+/** `count` distinct free TCP ports outside the ephemeral range: each held until all are picked, then closed. */
 export async function freePorts(count: number): Promise<number[]> {
   const servers: net.Server[] = [];
   try {
-    for (let i = 0; i < count; i += 1) {
-      const server = net.createServer();
-      servers.push(server);
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen({ port: 0, host: '0.0.0.0', exclusive: true }, () => resolve());
-      });
+    while (servers.length < count) {
+      const span = PICKED_PORTS.to - PICKED_PORTS.from + 1;
+      const server = await hold(PICKED_PORTS.from + Math.floor(Math.random() * span));
+      if (server) servers.push(server);
     }
     return servers.map((server) => (server.address() as net.AddressInfo).port);
   } finally {
@@ -135,6 +148,7 @@ export async function startStack(
     /** API and worker processes each (`--replicas=N`, scripts/stack-topology.ts); one by default. */
     replicas?: number;
   } = {},
+  attempt = 1,
 ): Promise<StartedStack> {
   const timeoutMs = options.timeoutMs ?? 5 * 60_000;
   const replicas = options.replicas ?? 1;
@@ -229,8 +243,10 @@ export async function startStack(
       });
     });
   } catch (error) {
-    console.error(`${(error as Error).message}; its last output:\n${output()}`);
     await stop(15_000);
+    // Another process took one of the picked ports before the stack bound it: again, on other ports.
+    if (attempt < 3 && /already in use|EADDRINUSE/i.test(output())) return startStack(options, attempt + 1);
+    console.error(`${(error as Error).message}; its last output:\n${output()}`);
     throw error;
   } finally {
     listeners = [];
