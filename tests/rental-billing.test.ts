@@ -486,7 +486,7 @@ describe('the invoice written at the end', () => {
     expect(invoice.costCenter).not.toBeNull();
   });
 
-  test('the ending step bills its invoice in its transaction, once per key; a refused bill never undoes the step', async () => {
+  test("the ending step's bill: one payment per key; a refused bill leaves the transaction it runs in to commit", async () => {
     const id = await drivenRental('E-Scooter', 8);
     const deps = { paymentGateways: stack.backend.paymentGateways };
     const branchId = stack.backend.seed.branchId;
