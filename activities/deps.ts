@@ -1,8 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Client } from '@temporalio/client';
 import type { VehicleCommandClient } from '../devices/command-client.js';
 import type { PaymentGateways } from '../platform/payment-gateway/port.js';
 import type { ObjectStore } from '../platform/object-store.js';
+import type { PaymentStarter } from './payment-billing.js';
 
 /** Everything activity factories may depend on; each factory takes what it needs. */
 export interface ActivityDeps {
@@ -14,9 +14,9 @@ export interface ActivityDeps {
   paymentGateways: PaymentGateways;
   /**
    * Starts workflows from activities: automatic billing starts the payment workflow of an invoice, eagerly
-   * when the client shares the worker's connection (`PaymentStarter` in activities/payment-billing.ts).
+   * when the client shares the worker's connection.
    */
-  temporal: { client: Client; taskQueue: string; eagerStart?: boolean };
+  temporal: PaymentStarter;
   /** The object store files and exports are kept in. */
   objectStore: ObjectStore;
 }
