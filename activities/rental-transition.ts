@@ -18,6 +18,7 @@ import { warmRentalReadCache } from '../db/rental-rows.js';
 import { RENTAL_NO_MOVEMENT_SETTING_KEY } from '../domain/rental-trip.js';
 import { rentalTransitions, type RentalState } from '../domain/rental.js';
 import { RENTAL_DEPOSIT_SETTING_KEY } from '../domain/rental-pricing.js';
+import { AUTO_BILL_SETTING_KEY } from '../domain/finance.js';
 import { applyEndOverrides, assertRequirementsPassed } from '../domain/rental-requirements.js';
 import type { ActivityDeps } from './deps.js';
 import { autoBillInStep, autoBillInvoiceOf, startPaymentWorkflow } from './payment-billing.js';
@@ -79,9 +80,11 @@ export function createRentalTransitionActivities(deps: ActivityDeps) {
   /** The body of performRentalTransition (heartbeating around it). */
   async function performTransition(input: PerformRentalTransitionInput): Promise<RecordedTransition> {
     const idempotencyKey = activityIdempotencyKey();
+    // An ending step also bills in a transaction, which reads `finance.invoice.autoBill` from the cache.
     await warmRentalReadCache(tenantEm(orm, input.tenant), input.tenant, [
       RENTAL_DEPOSIT_SETTING_KEY,
       RENTAL_NO_MOVEMENT_SETTING_KEY,
+      ...(rentalTransitions[input.transition].ends ? [AUTO_BILL_SETTING_KEY] : []),
     ]);
     // END: the end requirements, from the vehicle's last reported state, before the vehicle is locked.
     const endCheck =

@@ -399,15 +399,9 @@ export async function finaliseRentalBilling(
     title: `Rental ${rentalId}`,
     at: options.at,
     idempotencyKey: options.idempotencyKey,
+    // The price and the invoice's id land on the rental's row in the invoice's statement.
+    linksRental: true,
   });
-  await updateTenantRow(
-    em,
-    'rental',
-    tenant,
-    rentalId,
-    { ...priceChanges, invoice_id: invoice.id },
-    priceColumns,
-  );
   return { price, invoiceId: invoice.id };
 }
 
