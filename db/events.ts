@@ -90,9 +90,20 @@ const insertEventsStatement = `
                            admin_subject, position, vehicle_position, description, payload, idempotency_key,
                            outbox_entity_key, n)
   ),
-  new_keys as (
+  ${eventWrites('$1', '$16::boolean')}
+  select (select count(*) from events)::int as events, (select count(*) from outbox)::int as outbox`;
+
+/**
+ * The CTEs that write the events of a CTE named `input` (id drawn from `event_id_seq`, type, created_at,
+ * branch_id, vehicle_id, rental_id, customer_id, booking_id, admin_subject, position, vehicle_position,
+ * description, payload, idempotency_key, outbox_entity_key, n), as {@link insertEvents} writes them:
+ * `new_keys`, `written`, `events` and `outbox`. `tenant` and `outboxAlways` are SQL expressions of
+ * the statement they join (its parameters), so another statement can write its events itself.
+ */
+export function eventWrites(tenant: string, outboxAlways: string): string {
+  return `new_keys as (
     insert into event_key (tenant_id, idempotency_key, event_id, event_created_at)
-    select $1, idempotency_key, id, created_at from input where idempotency_key is not null
+    select ${tenant}, idempotency_key, id, created_at from input where idempotency_key is not null
     on conflict (tenant_id, idempotency_key) do nothing
     returning event_id
   ),
@@ -102,21 +113,21 @@ const insertEventsStatement = `
   events as (
     insert into event (id, tenant_id, type, created_at, branch_id, vehicle_id, rental_id, customer_id,
                        booking_id, admin_subject, position, vehicle_position, description, payload, idempotency_key)
-    select id, $1, type, created_at, branch_id, vehicle_id, rental_id, customer_id, booking_id, admin_subject,
+    select id, ${tenant}, type, created_at, branch_id, vehicle_id, rental_id, customer_id, booking_id, admin_subject,
            position, vehicle_position, description, payload, idempotency_key
     from written order by n
     returning id
   ),
   outbox as (
     insert into webhook_outbox (tenant_id, event_id, event_created_at, event_type, entity_key, branch_id, occurred_at)
-    select $1, id, created_at, type, outbox_entity_key, branch_id, created_at
+    select ${tenant}, id, created_at, type, outbox_entity_key, branch_id, created_at
     from written
     where outbox_entity_key is not null
-      and ($16::boolean or exists (select 1 from webhook_subscription s where s.tenant_id = $1 and s.active))
+      and (${outboxAlways} or exists (select 1 from webhook_subscription s where s.tenant_id = ${tenant} and s.active))
     order by n
     returning id
-  )
-  select (select count(*) from events)::int as events, (select count(*) from outbox)::int as outbox`;
+  )`;
+}
 
 /** Which events of a webhook type get their outbox row (docs/webhooks.md, "Transactional outbox"). */
 export type OutboxRows =

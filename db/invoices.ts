@@ -10,7 +10,7 @@ import { Invoice } from './entities/Invoice.js';
 import { type Rental } from './entities/Rental.js';
 import { type UserGroup } from './entities/UserGroup.js';
 import { businessUnitOfBranch } from './pricing.js';
-import { insertEvents, recordEvent, type EventFields } from './events.js';
+import { eventWrites, recordEvent, type EventFields } from './events.js';
 import { preparedRows } from './prepared.js';
 import type { PriceLineV4, PriceResult } from '../domain/pricing.js';
 
@@ -131,8 +131,10 @@ export interface InvoiceRowSubject {
 }
 
 /**
- * The invoice, numbered, and its lines (one per priceV4 line, none when the arrays are empty) in one
- * statement: the unit's counter row is locked from here to the commit, not from a statement before.
+ * The invoice, numbered, its lines (one per priceV4 line, none when the arrays are empty) and its
+ * INVOICE_CREATED event (its key and its outbox row always, as `recordEvent` writes them) in one statement,
+ * the event's payload completed with the invoice's id and number ($32, without them): the unit's counter
+ * row is locked from here to the commit, so nothing of the invoice's is written after it.
  */
 const invoiceWithLinesCtes = `
   with ${numberedCte('$1', '$4', '$31::int', '$2')},
@@ -151,7 +153,16 @@ const invoiceWithLinesCtes = `
       from invoice_row,
            unnest($19::int[], $20::text[], $21::text[], $22::text[], $23::text[], $24::numeric[], $25::text[],
                   $26::numeric[], $27::numeric[], $28::numeric[], $29::numeric[], $30::numeric[]) as line
-  )`;
+  ), input as (
+    select nextval('event_id_seq') as id, 'INVOICE_CREATED'::text as type, $16::timestamptz as created_at,
+           $33::int as branch_id, null::int as vehicle_id, null::int as rental_id, $5::int as customer_id,
+           null::int as booking_id, null::text as admin_subject, null::jsonb as position,
+           null::jsonb as vehicle_position, null::text as description,
+           $32::jsonb || jsonb_build_object('invoiceId', invoice_row.id, 'number', invoice_row.number) as payload,
+           $34::text as idempotency_key, 'INVOICE:' || invoice_row.id as outbox_entity_key, 1 as n
+      from invoice_row
+  ),
+  ${eventWrites('$1', 'true')}`;
 
 const insertInvoiceWithLines = `${invoiceWithLinesCtes}
   select id, number from invoice_row`;
@@ -159,7 +170,7 @@ const insertInvoiceWithLines = `${invoiceWithLinesCtes}
 /** {@link insertInvoiceWithLines}, also writing the final price and the invoice's id on the rental ($6). */
 const insertInvoiceWithLinesForRental = `${invoiceWithLinesCtes},
   rental_link as (
-    update rental set price = $32::jsonb, price_v3 = $33::jsonb, price_v4 = $34::jsonb,
+    update rental set price = $35::jsonb, price_v3 = $36::jsonb, price_v4 = $37::jsonb,
                       invoice_id = invoice_row.id, updated_at = $18
       from invoice_row
      where rental.tenant_id = $1 and rental.id = $6
@@ -183,6 +194,20 @@ export async function issueInvoiceRows(
   const type = subject.userGroupId === null ? 'REGULAR' : 'BUSINESS';
   const column = <T>(pick: (line: PriceLineV4, index: number) => T) => priceV4.lines.map(pick);
   const statement = subject.linksRental ? insertInvoiceWithLinesForRental : insertInvoiceWithLines;
+  const rentalId = subject.rentalId ?? subject.bookingRentalId ?? null;
+  // INVOICE_CREATED's payload but the invoice's id and number, which the statement adds.
+  const createdPayload = invoiceCreatedPayload(
+    {
+      type,
+      currency: priceV4.currency,
+      totalNet: priceV4.totals.net,
+      totalTax: priceV4.totals.tax,
+      totalGross: priceV4.totals.gross,
+      issuedAt: subject.at,
+      businessUnit: { id: subject.unit.id },
+    },
+    { rentalIds: rentalId === null ? [] : [rentalId], bookingId: subject.bookingId ?? null },
+  );
   const [row] = await preparedRows<{ id: number; number: string }>(em, statement, [
     subject.tenant,
     subject.unit.code,
@@ -215,35 +240,12 @@ export async function issueInvoiceRows(
     column((line) => line.gross),
     column((line) => line.taxPercentage),
     yearIn(subject.unit.timeZoneId, subject.at),
+    JSON.stringify(createdPayload),
+    subject.branchId,
+    `${subject.idempotencyKey}:INVOICE_CREATED`,
     ...(subject.linksRental ? [price.price, price.priceV3, price.priceV4].map((v) => JSON.stringify(v)) : []),
   ]);
   const { id, number } = row!;
-  const invoice: CreatedInvoice = {
-    id,
-    number,
-    type,
-    currency: priceV4.currency,
-    totalNet: priceV4.totals.net,
-    totalTax: priceV4.totals.tax,
-    totalGross: priceV4.totals.gross,
-    issuedAt: subject.at,
-    customer: { id: subject.customerId },
-    businessUnit: { id: subject.unit.id },
-  };
-  const rentalId = subject.rentalId ?? subject.bookingRentalId ?? null;
-  await insertEvents(
-    em,
-    subject.tenant,
-    [
-      invoiceCreatedEvent(invoice, {
-        branchId: subject.branchId,
-        rentalIds: rentalId === null ? [] : [rentalId],
-        bookingId: subject.bookingId ?? null,
-        idempotencyKey: `${subject.idempotencyKey}:INVOICE_CREATED`,
-      }),
-    ],
-    { outbox: 'always' },
-  );
   return { id, number };
 }
 
@@ -286,20 +288,26 @@ function invoiceCreatedEvent(invoice: CreatedInvoice, context: InvoiceCreatedCon
     branchId: context.branchId,
     customerId: invoice.customer.id,
     // Not on the rental's or booking's timeline (their event lists stay their own): the ids are in the payload.
-    payload: {
-      invoiceId: invoice.id,
-      number: invoice.number,
-      type: invoice.type,
-      businessUnitId: invoice.businessUnit.id,
-      rentalIds: context.rentalIds,
-      bookingId: context.bookingId,
-      refundedInvoiceId: invoice.refundedInvoice?.id ?? null,
-      currency: invoice.currency,
-      totalNet: invoice.totalNet,
-      totalTax: invoice.totalTax,
-      totalGross: invoice.totalGross,
-      issuedAt: invoice.issuedAt.toISOString(),
-    },
+    payload: { invoiceId: invoice.id, number: invoice.number, ...invoiceCreatedPayload(invoice, context) },
     idempotencyKey: context.idempotencyKey,
+  };
+}
+
+/** INVOICE_CREATED's payload but the invoice's id and number (`issueInvoiceRows` adds those in SQL). */
+function invoiceCreatedPayload(
+  invoice: Omit<CreatedInvoice, 'id' | 'number' | 'customer'>,
+  context: Pick<InvoiceCreatedContext, 'rentalIds' | 'bookingId'>,
+): Record<string, unknown> {
+  return {
+    type: invoice.type,
+    businessUnitId: invoice.businessUnit.id,
+    rentalIds: context.rentalIds,
+    bookingId: context.bookingId,
+    refundedInvoiceId: invoice.refundedInvoice?.id ?? null,
+    currency: invoice.currency,
+    totalNet: invoice.totalNet,
+    totalTax: invoice.totalTax,
+    totalGross: invoice.totalGross,
+    issuedAt: invoice.issuedAt.toISOString(),
   };
 }
