@@ -294,7 +294,7 @@ function invoiceCreatedEvent(invoice: CreatedInvoice, context: InvoiceCreatedCon
 }
 
 /** INVOICE_CREATED's payload but the invoice's id and number (`issueInvoiceRows` adds those in SQL). */
-function invoiceCreatedPayload(
+export function invoiceCreatedPayload(
   invoice: Omit<CreatedInvoice, 'id' | 'number' | 'customer'>,
   context: Pick<InvoiceCreatedContext, 'rentalIds' | 'bookingId'>,
 ): Record<string, unknown> {

@@ -19,7 +19,7 @@ import { Payment } from '../entities/Payment.js';
 import { PaymentAttempt } from '../entities/PaymentAttempt.js';
 import { PaymentSource } from '../entities/PaymentSource.js';
 import { UserGroup } from '../entities/UserGroup.js';
-import { nextInvoiceNumber } from '../invoices.js';
+import { invoiceCreatedPayload, nextInvoiceNumber } from '../invoices.js';
 import type { InvoiceState, PaymentAttemptState, PaymentState } from '../../domain/finance.js';
 import { formatAmount } from '../../domain/money.js';
 import { DEMO_TENANT } from '../seed.js';
@@ -144,16 +144,7 @@ function demoInvoiceEvents(tx: EntityManager, tenant: string, invoice: Invoice, 
     payload: {
       invoiceId: invoice.id,
       number: invoice.number,
-      type: invoice.type,
-      businessUnitId: invoice.businessUnit.id,
-      rentalIds: [],
-      bookingId: null,
-      refundedInvoiceId: invoice.refundedInvoice?.id ?? null,
-      currency: invoice.currency,
-      totalNet: invoice.totalNet,
-      totalTax: invoice.totalTax,
-      totalGross: invoice.totalGross,
-      issuedAt: invoice.issuedAt.toISOString(),
+      ...invoiceCreatedPayload(invoice, { rentalIds: [], bookingId: null }),
     },
   });
   if (!invoice.billedAt) return;
