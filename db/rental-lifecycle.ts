@@ -134,7 +134,7 @@ interface TransitionRow {
  * The transition's one read: the rental and its vehicle under their row locks, and whether this
  * activity's key was recorded. The key is looked up in `event_key`, whose unique index holds it; the
  * partitioned `event` table has no index on it, and a lookup there scanned every partition of the tenant
- * on every step (39 ms at 300,000 events, growing with the history: docs/performance.md).
+ * on every step (39 ms at 300,000 events, growing with the history: docs/performance-rental-lifecycle.md).
  */
 export const lockTransitionRows = `
   select exists(select 1 from event_key k where k.tenant_id = r.tenant_id and k.idempotency_key = $1) as recorded,

@@ -77,7 +77,7 @@ let loaded: { api: typeof OpenTelemetryApi; workflow: typeof OpenTelemetryWorkfl
 
 /**
  * Loads OpenTelemetry into this run on its first traced call. The sandbox evaluates every module a run
- * imports afresh for each run, and OpenTelemetry's SDK was most of that work (docs/performance.md): with
+ * imports afresh for each run, and OpenTelemetry's SDK was most of that work (docs/performance-rental-lifecycle.md): with
  * `require`, webpack still bundles the modules but evaluates them only when called, so untraced runs
  * (nearly all of them) never do.
  */
