@@ -189,12 +189,12 @@ export function createRentalTransitionActivities(deps: ActivityDeps) {
           if (input.billsInStep && !recordedBefore) {
             // Billed in a transaction of its own after the step's: the invoice number's row lock, which
             // every ending rental of the business unit takes, is held only for the step's transaction.
-            const invoiceId = ended?.invoiceId;
-            const payment = invoiceId
-              ? await inTenantTransaction(orm, input.tenant, (tx) =>
-                  autoBillInStep(deps, tx, input.tenant, { invoiceId, branchId: ended!.branchId }, key),
-                )
-              : null;
+            // A zero total wrote no invoice, and there is nothing to bill.
+            const { invoiceId, branchId } = ended!;
+            if (invoiceId === null) return { state };
+            const payment = await inTenantTransaction(orm, input.tenant, (tx) =>
+              autoBillInStep(deps, tx, input.tenant, { invoiceId, branchId }, key),
+            );
             if (payment) startInBackground(input.tenant, payment);
           } else {
             // Workflows from before billEndedRental bill the invoice once the step committed; a retry of a

@@ -178,12 +178,12 @@ const insertInvoiceWithLinesForRental = `${invoiceWithLinesCtes},
   select id, number from invoice_row`;
 
 /**
- * Creates an invoice as rows in the caller's transaction: state OPEN, the next number of the branch's
- * business unit, BUSINESS for a business account, else REGULAR, with its lines (one per priceV4 line) in
- * one statement; and its INVOICE_CREATED event (with `rentalIds`, a platform webhook, its outbox row always
- * written as `recordEvent` writes it). Every ended rental bills through here, so nothing is loaded,
- * tracked or flushed; the caller links the invoice on its own row (a rental's, with `linksRental`, in the
- * same statement). The caller checks that none exists yet.
+ * Creates an invoice as rows in the caller's transaction, in one statement: state OPEN, the next number of
+ * the branch's business unit, BUSINESS for a business account, else REGULAR, its lines (one per priceV4
+ * line) and its INVOICE_CREATED event (with `rentalIds`, a platform webhook, its outbox row always written
+ * as `recordEvent` writes it). Every ended rental bills through here, so nothing is loaded, tracked or
+ * flushed; the caller links the invoice on its own row (a rental's, with `linksRental`, in the same
+ * statement). The caller checks that none exists yet.
  */
 export async function issueInvoiceRows(
   em: EntityManager,
@@ -245,8 +245,7 @@ export async function issueInvoiceRows(
     `${subject.idempotencyKey}:INVOICE_CREATED`,
     ...(subject.linksRental ? [price.price, price.priceV3, price.priceV4].map((v) => JSON.stringify(v)) : []),
   ]);
-  const { id, number } = row!;
-  return { id, number };
+  return row!;
 }
 
 /** What an invoice's INVOICE_CREATED event names besides the invoice, and its key. */

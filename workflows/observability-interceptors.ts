@@ -77,9 +77,9 @@ let loaded: { api: typeof OpenTelemetryApi; workflow: typeof OpenTelemetryWorkfl
 
 /**
  * Loads OpenTelemetry into this run on its first traced call. The sandbox evaluates every module a run
- * imports afresh for each run, and OpenTelemetry's SDK was most of that work (docs/performance-rental-lifecycle.md): with
- * `require`, webpack still bundles the modules but evaluates them only when called, so untraced runs
- * (nearly all of them) never do.
+ * imports afresh for each run, and OpenTelemetry's SDK was most of that work
+ * (docs/performance-rental-lifecycle.md): with `require`, webpack still bundles the modules but evaluates
+ * them only when called, so untraced runs (nearly all of them) never do.
  */
 function openTelemetry(): NonNullable<typeof loaded> {
   /* eslint-disable @typescript-eslint/no-require-imports -- a lazy module, see above */
