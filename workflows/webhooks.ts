@@ -9,8 +9,10 @@ import { wakeWebhookDispatcherSignal, type WebhookDispatcherInput } from './webh
 type WebhookActivities = ReturnType<typeof createWebhookActivities>;
 
 const activities = proxyActivities<WebhookActivities>({
-  // A step POSTs at most a batch of messages at once, each within 10 s.
+  // A step POSTs at most a batch of messages at once, each within 10 s. It heartbeats every 2 s: a step
+  // on a worker that died is retried after 10 s, not after the 2 minutes a step may take.
   startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
