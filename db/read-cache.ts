@@ -103,12 +103,15 @@ export class ReadCache implements EventSubscriber {
   private closed = false;
   /** Notifications from other processes this cache emptied itself for (tests and diagnostics). */
   remoteInvalidations = 0;
+  /** Times this cache emptied itself, for any reason (tests and diagnostics). */
+  emptied = 0;
 
   constructor(private readonly ttlMs = READ_CACHE_TTL_MS) {}
 
   /** Forgets everything here (a watched entity was written); loads under way are not stored. */
   private dropAll(): void {
     this.generation += 1;
+    this.emptied += 1;
     this.entries.clear();
   }
 
