@@ -3,6 +3,7 @@ import type { VehicleCommandClient } from '../devices/command-client.js';
 import type { PaymentGateways } from '../platform/payment-gateway/port.js';
 import type { ObjectStore } from '../platform/object-store.js';
 import type { PaymentStarter } from './payment-billing.js';
+import type { BackgroundWork } from './background-work.js';
 
 /** Everything activity factories may depend on; each factory takes what it needs. */
 export interface ActivityDeps {
@@ -19,4 +20,9 @@ export interface ActivityDeps {
   temporal: PaymentStarter;
   /** The object store files and exports are kept in. */
   objectStore: ObjectStore;
+  /**
+   * Work activities leave running after they answered (an ended rental's bill), which the worker drains
+   * when it stops; without it each activity factory keeps its own, undrained.
+   */
+  background?: BackgroundWork;
 }

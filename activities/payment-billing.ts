@@ -94,7 +94,11 @@ const autoBillInvoiceBy = (column: 'id' | 'rental_id' | 'booking_id') => `
    order by i.id limit 1`;
 
 /** Whether `finance.invoice.autoBill` bills the invoices of this branch's rentals and bookings (default: yes). */
-async function autoBills(em: EntityManager, tenant: string, branchId: number | null): Promise<boolean> {
+export async function autoBills(
+  em: EntityManager,
+  tenant: string,
+  branchId: number | null,
+): Promise<boolean> {
   const settings = await settingOrDefaults<AutoBillSettings>(
     em,
     tenant,

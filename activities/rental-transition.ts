@@ -1,7 +1,8 @@
 // The rental workflow's transition step (START, PAUSE, RESUME, END, CANCEL, EXPIRE, … of the transition
 // table in domain/rental.ts): END's end-requirements check, the vehicle command through the fleet's
 // command delivery, then one transaction recording the transition (db/rental-lifecycle.ts). Also the
-// record of a failed operation. An ending step's invoice is billed automatically once it committed.
+// record of a failed operation. An ending step's invoice is billed automatically once it committed, after
+// the step answered (the rider's END waits for the priced invoice, not for its bill).
 import { Context, ApplicationFailure } from '@temporalio/activity';
 import { inTenantTransaction, tenantEm } from '../db/orm.js';
 import {
@@ -22,8 +23,8 @@ import { AUTO_BILL_SETTING_KEY } from '../domain/finance.js';
 import { applyEndOverrides, assertRequirementsPassed } from '../domain/rental-requirements.js';
 import type { ActivityDeps } from './deps.js';
 import { autoBillInStep, autoBillInvoiceOf, startPaymentWorkflow } from './payment-billing.js';
-import type { PaymentToStart } from '../db/payment-billing-rows.js';
 import { activityIdempotencyKey, asActivity, withHeartbeat } from './support.js';
+import { BackgroundWork } from './background-work.js';
 import {
   applyReportToVehicle,
   createCommandDelivery,
@@ -43,8 +44,8 @@ export interface PerformRentalTransitionInput extends Omit<RecordRentalTransitio
    */
   billsAfterAnswer?: boolean;
   /**
-   * This step bills the ended rental's invoice itself, in a transaction right after the step's, and starts
-   * its payment without waiting for the start (runs since patch rental-steps-2026-12-billed-in-step).
+   * This step bills the ended rental's invoice itself, in a transaction after the step's that it does not
+   * wait for, and starts its payment (runs since patch rental-steps-2026-12-billed-in-step).
    */
   billsInStep?: boolean;
 }
@@ -53,6 +54,7 @@ export interface PerformRentalTransitionInput extends Omit<RecordRentalTransitio
 export function createRentalTransitionActivities(deps: ActivityDeps) {
   const { orm } = deps;
   const delivery = createCommandDelivery(deps);
+  const background = deps.background ?? new BackgroundWork();
 
   /**
    * Checks the end requirements of an END and records the check (RENTAL_REQUIREMENTS_END_CHECK) in its own
@@ -159,17 +161,27 @@ export function createRentalTransitionActivities(deps: ActivityDeps) {
   }
 
   /**
-   * Starts the payment of an ending step's bill without holding the step's answer: the rider's END waits
-   * for the commit, not for the workflow's start. A start that fails (or a worker that dies first) leaves
-   * the payment OPEN, and `workers/payment-starter.ts` starts it; a second start is refused as a duplicate.
+   * Bills an ending step's invoice and starts its payment after the step answered: the rider's END waits
+   * for the step's commit, not for the bill's transaction (which queues behind the invoice's row lock) or
+   * the payment workflow's start. A bill the process dies before (or that fails) leaves the invoice OPEN,
+   * and the payment starter's sweep bills it (`billForgottenRentalInvoices`); a payment whose start is
+   * lost stays OPEN, and the same starter starts it. The invoice's state, read under its row lock, keeps
+   * the bill to one whichever of them gets there first.
    */
-  function startInBackground(tenant: string, payment: PaymentToStart): void {
+  function billInBackground(tenant: string, ended: { invoiceId: number; branchId: number }, key: string) {
     const { log } = Context.current();
-    startPaymentWorkflow(deps.temporal, tenant, payment).catch((error: unknown) =>
-      log.warn('the payment of an ended rental did not start; the payment starter will', {
-        paymentId: payment.id,
-        error: String(error),
-      }),
+    background.run(
+      async () => {
+        const payment = await inTenantTransaction(orm, tenant, (tx) =>
+          autoBillInStep(deps, tx, tenant, ended, key),
+        );
+        if (payment) await startPaymentWorkflow(deps.temporal, tenant, payment);
+      },
+      (error) =>
+        log.warn("an ended rental's bill or its payment's start failed; the payment starter will retry", {
+          invoiceId: ended.invoiceId,
+          error: String(error),
+        }),
     );
   }
 
@@ -187,15 +199,11 @@ export function createRentalTransitionActivities(deps: ActivityDeps) {
           if (!rentalTransitions[input.transition].ends || input.billsAfterAnswer) return { state };
           const key = activityIdempotencyKey();
           if (input.billsInStep && !recordedBefore) {
-            // Billed in a transaction of its own after the step's: the invoice number's row lock, which
-            // every ending rental of the business unit takes, is held only for the step's transaction.
-            // A zero total wrote no invoice, and there is nothing to bill.
+            // Billed in a transaction of its own after the step's, and after the step answered: the
+            // invoice number's row lock, which every ending rental of the business unit takes, is held only
+            // for the step's transaction. A zero total wrote no invoice, and there is nothing to bill.
             const { invoiceId, branchId } = ended!;
-            if (invoiceId === null) return { state };
-            const payment = await inTenantTransaction(orm, input.tenant, (tx) =>
-              autoBillInStep(deps, tx, input.tenant, { invoiceId, branchId }, key),
-            );
-            if (payment) startInBackground(input.tenant, payment);
+            if (invoiceId !== null) billInBackground(input.tenant, { invoiceId, branchId }, key);
           } else {
             // Workflows from before billEndedRental bill the invoice once the step committed; a retry of a
             // step finds what its first attempt wrote, bills it if that attempt died first and starts the

@@ -30,6 +30,7 @@ import { startTelemetry } from '../platform/telemetry.js';
 import { registerResourceMetrics, vehicleCommandMetrics } from '../platform/resource-metrics.js';
 import { temporalClientInterceptors } from '../platform/temporal-client.js';
 import { paymentGatewaysFor } from './payment-gateways.js';
+import { BackgroundWork } from '../activities/background-work.js';
 
 /** A started worker process's parts; `run` settles when the worker stops, `stop` shuts everything down. */
 export interface RunningWorker {
@@ -114,6 +115,10 @@ export async function startWorker(
     taskQueue: config.taskQueue,
     eagerStart: !clock,
   };
+  const paymentGateways = paymentGatewaysFor(orm, config);
+  // What activities leave running after they answered (an ended rental's bill), drained before the
+  // database closes.
+  const background = new BackgroundWork();
   const worker = await createFleetflowWorker({
     connection,
     namespace: config.temporalNamespace,
@@ -121,7 +126,8 @@ export async function startWorker(
     orm,
     vehicleCommands,
     vehicleCommandTimeoutMs: config.vehicleCommandTimeoutMs,
-    paymentGateways: paymentGatewaysFor(orm, config),
+    paymentGateways,
+    background,
     temporal,
     observability,
   });
@@ -131,12 +137,16 @@ export async function startWorker(
       error ? child.error({ err: error }, message) : child.info(message);
   };
   const tenants = config.starterTenants;
-  // Payments whose workflow never started (a crash between the row and the start, the demo seed).
-  const stopPaymentStarter = runPaymentStarter(orm, temporal, {
-    intervalMs: 60_000,
-    tenants,
-    log: starterLog('payment-starter'),
-  });
+  // Ended rentals' invoices whose bill a crash lost, and payments whose workflow never started (a crash
+  // between the row and the start, the demo seed).
+  const stopPaymentStarter = runPaymentStarter(
+    { orm, paymentGateways, temporal },
+    {
+      intervalMs: 60_000,
+      tenants,
+      log: starterLog('payment-starter'),
+    },
+  );
   // Recurring tasks whose schedule or usage workflow is missing (the demo seed, a reset Temporal server).
   const stopRecurringTaskStarter = runRecurringTaskStarter(orm, temporal, {
     intervalMs: 10 * 60_000,
@@ -182,6 +192,7 @@ export async function startWorker(
       stopRecurringTaskStarter();
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await run.catch(() => undefined);
+      await background.drain();
       await ingestionLease.stop();
       vehicleCommands.close();
       await mqtt.endAsync();

@@ -38,6 +38,7 @@ import type { rentalWorkflow } from '../workflows/rental.js';
 import { autoBillInvoice } from '../activities/payment-billing.js';
 import { closePayment, retryPayment, startBalanceSettlement } from '../api/shared/payment-commands.js';
 import { startHttpStack, type HttpStack } from './support/http.js';
+import { eventually } from './support/invoices.js';
 import {
   addDefaultSource,
   billAndPay,
@@ -511,16 +512,26 @@ describe('automatic billing (finance.invoice.autoBill, enabled by default)', () 
     await backend.testEnv!.sleep(20 * MINUTE);
     backend.simulator.ride(String(vehicle.id), 400);
     expect((await operate('END')).state).toBe('ENDED');
-    // END answers once the rental is ended and priced; the workflow bills its invoice as its next step.
+    // END answers once the rental is ended and priced; its worker bills the invoice after the answer.
     expect(await handle.result()).toMatchObject({ state: 'ENDED' });
     const rental = await em().findOneOrFail(Rental, rentalId);
     return em().findOneOrFail(Invoice, rental.invoice!.id);
   }
 
+  /** The invoice once its automatic bill ran (BILLED or beyond). */
+  const billed = (invoiceId: number) =>
+    eventually(
+      async () => {
+        const invoice = await em().findOneOrFail(Invoice, invoiceId, { refresh: true });
+        return invoice.state === 'OPEN' ? undefined : invoice;
+      },
+      60_000,
+      `invoice ${invoiceId} billed`,
+    );
+
   test("an ended rental's invoice is billed after END answered and its payment collects it", async () => {
     const customer = await payingCustomer(finance, seededCustomer(), 'tok_sandbox_visa');
-    const invoice = await rentalInvoice(customer.id, 0);
-    expect(invoice.state).not.toBe('OPEN');
+    const invoice = await billed((await rentalInvoice(customer.id, 0)).id);
     expect(invoice.billedAt).toBeInstanceOf(Date);
     const payment = await em().findOneOrFail(Payment, { invoice: invoice.id });
     expect(payment).toMatchObject({

@@ -32,6 +32,8 @@ import {
 } from '../db/rental-billing.js';
 import { type SeededTenant } from '../db/seed.js';
 import { autoBillInStep } from '../activities/payment-billing.js';
+import { billForgottenRentalInvoices } from '../workers/payment-starter.js';
+import { AUTO_BILL_SETTING_KEY } from '../domain/finance.js';
 import { isDomainError } from '../domain/errors.js';
 import {
   depositAmountFor,
@@ -527,6 +529,53 @@ describe('the invoice written at the end', () => {
     expect(refused).toBeNull();
     expect(await loadRental(id)).toMatchObject({ paidReservationMinutes: 3, endOdometerKm: 42 });
     expect(await tenantEm(stack.backend.orm, tenant).count(Payment, { invoice: invoiceId })).toBe(1);
+  });
+
+  test("an ended rental's invoice its bill missed: the payment starter bills it once, where autoBill bills", async () => {
+    // The ending step committed and its worker died before the bill that follows the step's answer.
+    const id = await drivenRental('E-Scooter', 9);
+    const { invoiceId } = await finalise(id, 'wf/forgotten/1');
+    const { backend } = stack;
+    const deps = {
+      orm: backend.orm,
+      paymentGateways: backend.paymentGateways,
+      temporal: { client: backend.client, taskQueue: backend.taskQueue },
+    };
+    const sweep = (graceMs: number) => billForgottenRentalInvoices(deps, graceMs, [tenant]);
+    const em = () => tenantEm(backend.orm, tenant);
+    const stateOf = async () => (await em().findOneOrFail(Invoice, invoiceId!)).state;
+    // Within its grace the invoice is left to its own bill.
+    await sweep(60_000);
+    expect(await stateOf()).toBe('OPEN');
+    // Where finance.invoice.autoBill does not bill, it stays OPEN for an operator.
+    const manager = em();
+    const off = manager.create(Setting, {
+      key: AUTO_BILL_SETTING_KEY,
+      name: 'Automatic billing',
+      area: 'CORE',
+      valueType: 'JSON',
+      branchIds: [0],
+      value: { enabled: false },
+    });
+    await manager.flush();
+    try {
+      await sweep(0);
+      expect(await stateOf()).toBe('OPEN');
+    } finally {
+      manager.remove(off);
+      await manager.flush();
+    }
+    // Two workers sweeping at once bill it once, with one payment under the rental's sweep key.
+    await Promise.all([sweep(0), sweep(0)]);
+    expect(await stateOf()).not.toBe('OPEN');
+    const payments = await em().find(Payment, { invoice: invoiceId! });
+    expect(payments.map((payment) => payment.idempotencyKey)).toEqual([
+      `payment-starter:bill:rental:${id}/auto-bill`,
+    ]);
+    expect(await em().count(Event, { type: 'INVOICE_BILLED', rentalId: id })).toBe(1);
+    // Billed, it is not looked at again.
+    await sweep(0);
+    expect(await em().count(Payment, { invoice: invoiceId! })).toBe(1);
   });
 
   test('finalising outside a transaction is refused (it must lock the rental)', async () => {

@@ -1,8 +1,9 @@
 // Crash recovery: the worker process is killed (SIGKILL) while a rental's START waits for the vehicle; a
 // new worker process resumes the rental, the device applies the UNLOCK once, and the rental completes.
-// And killed right after END answered, while the ended rental's payment starts and charges: the bill
-// committed with END, and the payment charges the card once, whether its workflow started before the kill
-// or the new worker's payment starter starts it.
+// And killed right after END answered, while the ended rental is billed and its payment starts and charges:
+// the card is charged once, whether the bill and the payment's start came before the kill or the new
+// worker's payment starter makes them. And killed while the bill that follows END's answer waits (for a
+// lock this suite holds): the payment starter bills the invoice once.
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
@@ -11,9 +12,11 @@ import { Payment } from '../db/entities/Payment.js';
 import { PaymentAttempt } from '../db/entities/PaymentAttempt.js';
 import { Rental } from '../db/entities/Rental.js';
 import { Vehicle } from '../db/entities/Vehicle.js';
+import { Event } from '../db/entities/Event.js';
+import { createBalance } from '../db/balances.js';
 import { PAYMENT_START_GRACE_MS } from '../workers/payment-starter.js';
 import { VehicleCommand } from '../db/entities/VehicleCommand.js';
-import { tenantEm, type MikroORM } from '../db/orm.js';
+import { inTenantTransaction, tenantEm, type MikroORM } from '../db/orm.js';
 import { type SeededTenant } from '../db/seed.js';
 import { simulatorFleet } from '../db/fleet.js';
 import { FleetSimulator } from '../devices/simulator.js';
@@ -167,13 +170,18 @@ test('a worker killed while START waits for the vehicle: a new worker finishes t
   expect(row.phases.map((phase) => phase.phase)).toEqual(['RESERVATION_FREE', 'DRIVING']);
 }, 180_000);
 
-test('a worker killed right after END answered: the ended rental is billed once, its card charged once', async () => {
+/**
+ * A running worker (the last one started, or a new one), and a rental of the vehicle at `vehicleIndex`
+ * started at once, ridden and ended: its handle once END answered.
+ */
+async function endedRental(vehicleIndex: number, rentalId: number) {
   const em = tenantEm(orm, seed.tenant);
-  const vehicle = (await em.find(Vehicle, {}, { orderBy: { id: 'asc' }, limit: 2 }))[1]!;
+  const vehicle = (await em.find(Vehicle, {}, { orderBy: { id: 'asc' }, limit: vehicleIndex + 1 }))[
+    vehicleIndex
+  ]!;
   let worker = workers.at(-1);
   if (!worker || worker.exitCode !== null || worker.signalCode !== null) worker = await startWorkerProcess();
   await untilOnline(vehicle);
-  const rentalId = 900_002;
   const handle = await reservedRental(vehicle, rentalId, true);
   expect((await handle.executeUpdate(awaitReservationUpdate)).state).toBe('ACTIVE');
   simulator.ride(String(vehicle.id), 300);
@@ -181,16 +189,23 @@ test('a worker killed right after END answered: the ended rental is billed once,
     args: [{ operationType: 'END', requestedBy: 'client:recovery-test' }],
   });
   expect(ended.state).toBe('ENDED');
-  // END has answered with its bill committed; its payment's workflow starts and charges after it. Kill the
-  // worker in that gap.
+  return { handle, worker };
+}
+
+/** Kills a worker as a crash would and waits until it is gone. */
+async function killed(worker: ChildProcess): Promise<void> {
   worker.kill('SIGKILL');
   await new Promise((resolve) => (worker.exitCode !== null ? resolve(null) : worker.once('exit', resolve)));
+}
 
-  await startWorkerProcess();
-  expect((await handle.result()).state).toBe('ENDED');
+/**
+ * Waits until the rental's invoice is PAID (a bill or a payment start the kill lost waits for the payment
+ * starter: its grace, then its next pass) and checks it was billed once and charged once; answers its
+ * payment.
+ */
+async function paidOnce(rentalId: number): Promise<Payment> {
   const rental = await tenantEm(orm, seed.tenant).findOneOrFail(Rental, rentalId);
   const invoiceId = rental.invoice!.id;
-  // A payment whose start the kill lost waits for the payment starter: its grace, then its next pass.
   for (const deadline = Date.now() + PAYMENT_START_GRACE_MS + 120_000; ;) {
     if ((await tenantEm(orm, seed.tenant).findOneOrFail(Invoice, invoiceId)).state === 'PAID') break;
     if (Date.now() > deadline) throw new Error(`invoice ${invoiceId} was not paid`);
@@ -201,4 +216,58 @@ test('a worker killed right after END answered: the ended rental is billed once,
   expect(payments).toHaveLength(1);
   expect(await reader.count(PaymentAttempt, { payment: payments[0]!.id })).toBe(1);
   expect(payments[0]!.state).toBe('PAID');
+  expect(await reader.count(Event, { type: 'INVOICE_BILLED', rentalId })).toBe(1);
+  return payments[0]!;
+}
+
+test('a worker killed right after END answered: the ended rental is billed once, its card charged once', async () => {
+  const rentalId = 900_002;
+  const { handle, worker } = await endedRental(1, rentalId);
+  // END has answered once the step committed; its bill, its payment's start and the charge follow it.
+  // Kill the worker somewhere in that gap.
+  await killed(worker);
+
+  await startWorkerProcess();
+  expect((await handle.result()).state).toBe('ENDED');
+  await paidOnce(rentalId);
+}, 300_000);
+
+test('a worker killed after END answered and before its bill committed: the payment starter bills it once', async () => {
+  // The customer's default balance at the unit: a bill locks it, so while this test's transaction holds it
+  // the bill that follows END's answer cannot commit.
+  const customerId = seed.customerIds[0]!;
+  const balance = await inTenantTransaction(orm, seed.tenant, (tx) =>
+    createBalance(tx, {
+      owner: { customerId },
+      businessUnitId: seed.businessUnitId,
+      name: 'Recovery credit',
+      systemCreated: false,
+      makeDefault: true,
+      createdBy: 'client:recovery-test',
+    }),
+  );
+  const pool = (await orm.em.getConnection().getNativeClient()) as unknown as {
+    connect(): Promise<{ query(text: string, values?: unknown[]): Promise<unknown>; release(): void }>;
+  };
+  const holder = await pool.connect();
+  const rentalId = 900_003;
+  try {
+    await holder.query('begin');
+    await holder.query('select id from balance where id = $1 for update', [balance.id]);
+    const { handle, worker } = await endedRental(2, rentalId);
+    await killed(worker);
+    // The kill came before the bill's commit: the invoice is still OPEN.
+    const rental = await tenantEm(orm, seed.tenant).findOneOrFail(Rental, rentalId);
+    expect(rental.invoice).toBeTruthy();
+    expect((await tenantEm(orm, seed.tenant).findOneOrFail(Invoice, rental.invoice!.id)).state).toBe('OPEN');
+    expect((await handle.describe()).status.name).toBe('COMPLETED');
+  } finally {
+    await holder.query('rollback');
+    holder.release();
+  }
+
+  // The new worker's payment starter bills the invoice (after its grace) and starts its payment.
+  await startWorkerProcess();
+  const payment = await paidOnce(rentalId);
+  expect(payment.idempotencyKey).toBe(`payment-starter:bill:rental:${rentalId}/auto-bill`);
 }, 300_000);

@@ -25,6 +25,7 @@ import {
 } from '../workflows/rental.messages.js';
 import type { rentalWorkflow } from '../workflows/rental.js';
 import { startTestBackend, type TestBackend } from './support/stack.js';
+import { eventually } from './support/invoices.js';
 
 let backend: TestBackend;
 let nextRentalId = 1;
@@ -162,9 +163,16 @@ test('START unlocks the vehicle over MQTT, END locks it; the timer no longer app
   const row = await rentalRow(input.rentalId);
   expect(row.startedAt).toBeTruthy();
   expect(row.endedAt).toBeTruthy();
-  // The rental's steps and commands; the workflow billed its invoice before it completed (INVOICE_BILLED,
-  // once), and its payment's events may follow on the same timeline.
-  const types = await eventTypes(input.rentalId);
+  // The rental's steps and commands; its invoice is billed after END answered (INVOICE_BILLED, once), and
+  // its payment's events may follow on the same timeline.
+  const types = await eventually(
+    async () => {
+      const now = await eventTypes(input.rentalId);
+      return now.includes('INVOICE_BILLED') ? now : undefined;
+    },
+    60_000,
+    'the ended rental billed',
+  );
   expect(types.filter((type) => /^(RENTAL|VEHICLE)_/.test(type))).toEqual([
     'RENTAL_RESERVATION',
     'VEHICLE_COMMAND_UNLOCK',

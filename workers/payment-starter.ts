@@ -1,12 +1,83 @@
-// Starts the workflow of every payment still OPEN whose workflow never started: one created by a process
-// that died between writing the row and starting the workflow, or written by the demo seed. A payment's
-// workflow id is fixed (`payment:{tenant}:{id}`, REJECT_DUPLICATE), so starting it twice is harmless.
+// Bills every ended rental's invoice its automatic bill never reached, and starts the workflow of every
+// payment still OPEN whose workflow never started. An ending step bills its invoice after it answered, in
+// its worker's background: a worker that dies first leaves the invoice OPEN. A payment's workflow may be
+// lost the same way between its row and its start, and the demo seed writes OPEN payments. A bill locks
+// the invoice and bills it only while OPEN, and a payment's workflow id is fixed (`payment:{tenant}:{id}`,
+// REJECT_DUPLICATE), so two workers sweeping at once, or a sweep beside the bill it stands in for, do each
+// once.
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { tenantEm } from '../db/orm.js';
+import { preparedRows } from '../db/prepared.js';
 import { PAYMENT_WORKFLOW_TYPE, paymentWorkflowStartOptions } from '../workflows/payment.messages.js';
+import { autoBillInvoiceOf, autoBills, type AutoBillDeps } from '../activities/payment-billing.js';
 
-/** How long an OPEN payment is left to the request that created it before the starter steps in. */
+/** How long an OPEN payment or invoice is left to the process that wrote it before the starter steps in. */
 export const PAYMENT_START_GRACE_MS = 30_000;
+
+/**
+ * How far back the sweep looks for ended rentals' OPEN invoices: a worker down for longer leaves them to
+ * an operator (they are listed OPEN), and the sweep's scan stays bounded whatever piles up OPEN.
+ */
+export const FORGOTTEN_BILL_HORIZON_MS = 24 * 60 * 60_000;
+
+/** The selection of tenants a starter works for ($n: a JSON array of ids, or null for every tenant). */
+const tenantFilter = (parameter: string) =>
+  `(${parameter}::jsonb is null or i.tenant_id in (select jsonb_array_elements_text(${parameter}::jsonb)))`;
+
+/**
+ * Ended rentals' own invoices (the one their ending step wrote, `rental.invoice_id`), still OPEN, written
+ * between the horizon ($2 ms ago) and the grace ($1 ms ago), of the tenants selected ($3). Served by the
+ * partial index `invoice_open_rental`.
+ */
+const forgottenInvoices = `
+  from invoice i
+  join rental r on r.tenant_id = i.tenant_id and r.id = i.rental_id and r.invoice_id = i.id
+ where i.state = 'OPEN' and i.rental_id is not null and i.refunded_invoice_id is null
+   and i.created_at < now() - make_interval(secs => $1 / 1000.0)
+   and i.created_at > now() - make_interval(secs => $2 / 1000.0)
+   and ${tenantFilter('$3')}`;
+
+/**
+ * Bills the OPEN invoices of ended rentals whose automatic bill never ran (written more than `graceMs`
+ * ago, within {@link FORGOTTEN_BILL_HORIZON_MS}), where `finance.invoice.autoBill` bills their branch,
+ * and starts their payments; answers how many it looked at. The branches are asked first, so invoices
+ * that stay OPEN by the setting are never read one by one. Keyed by the rental, so two workers sweeping
+ * the same invoice make one payment.
+ */
+export async function billForgottenRentalInvoices(
+  deps: AutoBillDeps,
+  graceMs = PAYMENT_START_GRACE_MS,
+  tenants?: readonly string[],
+): Promise<number> {
+  const em = deps.orm.em.fork();
+  const window = [graceMs, FORGOTTEN_BILL_HORIZON_MS, tenants ? JSON.stringify(tenants) : null];
+  const branches = await preparedRows<{ tenant_id: string; branch_id: number }>(
+    em,
+    `select distinct i.tenant_id, r.branch_id ${forgottenInvoices}`,
+    window,
+  );
+  const billed: { t: string; b: number }[] = [];
+  for (const { tenant_id: tenant, branch_id: branchId } of branches)
+    if (await autoBills(tenantEm(deps.orm, tenant), tenant, branchId))
+      billed.push({ t: tenant, b: branchId });
+  if (billed.length === 0) return 0;
+  const rows = await preparedRows<{ tenant_id: string; rental_id: number }>(
+    em,
+    `select i.tenant_id, i.rental_id ${forgottenInvoices}
+        and (i.tenant_id, r.branch_id) in (select t, b from jsonb_to_recordset($4::jsonb) as x(t text, b int))
+      order by i.id limit 500`,
+    [...window, JSON.stringify(billed)],
+  );
+  for (const row of rows)
+    await autoBillInvoiceOf(
+      deps,
+      row.tenant_id,
+      { rentalId: row.rental_id },
+      `payment-starter:bill:rental:${row.rental_id}`,
+    );
+  return rows.length;
+}
 
 interface OpenPaymentRow {
   id: number;
@@ -56,14 +127,16 @@ export async function startPendingPaymentWorkflows(
   return started;
 }
 
-/** Runs the starter now and every `intervalMs`; returns a stop function. Failures are logged, not thrown. */
+/**
+ * Runs the starter now and every `intervalMs` (forgotten bills first, so their payments start in the same
+ * pass); returns a stop function. Failures are logged, not thrown.
+ */
 export function runPaymentStarter(
-  orm: MikroORM,
-  temporal: { client: Client; taskQueue: string },
+  deps: AutoBillDeps,
   options: {
     intervalMs: number;
     graceMs?: number;
-    /** Only these tenants' payments (undefined: all). */
+    /** Only these tenants' invoices and payments (undefined: all). */
     tenants?: readonly string[];
     log: (message: string, error?: unknown) => void;
   },
@@ -73,10 +146,17 @@ export function runPaymentStarter(
     if (running) return;
     running = true;
     try {
-      const started = await startPendingPaymentWorkflows(orm, temporal, options.graceMs, options.tenants);
+      const billed = await billForgottenRentalInvoices(deps, options.graceMs, options.tenants);
+      if (billed > 0) options.log(`billed ${billed} ended rental invoice(s) their automatic bill missed`);
+      const started = await startPendingPaymentWorkflows(
+        deps.orm,
+        deps.temporal,
+        options.graceMs,
+        options.tenants,
+      );
       if (started > 0) options.log(`started the workflows of ${started} pending payment(s)`);
     } catch (error) {
-      options.log('starting pending payment workflows failed', error);
+      options.log('billing forgotten invoices or starting pending payment workflows failed', error);
     } finally {
       running = false;
     }

@@ -34,6 +34,7 @@ import { Migration20261122142816_rental_billing_links } from '../../db/migration
 import { Migration20261125000342_finance } from '../../db/migrations/Migration20261125000342_finance.js';
 import { Migration20261206013000_finance_books } from '../../db/migrations/Migration20261206013000_finance_books.js';
 import { Migration20261206020000_payment_setups } from '../../db/migrations/Migration20261206020000_payment_setups.js';
+import { Migration20261207040000_invoice_open_rental } from '../../db/migrations/Migration20261207040000_invoice_open_rental.js';
 import { financeSeed } from '../../db/seed/finance.js';
 import { createFinanceActivities } from '../../activities/finance.js';
 import { defineDomain } from './domain.js';
@@ -72,6 +73,7 @@ export const financeDomain = defineDomain({
     Migration20261125000342_finance,
     Migration20261206013000_finance_books,
     Migration20261206020000_payment_setups,
+    Migration20261207040000_invoice_open_rental,
   ],
   permissions: {
     finance: [

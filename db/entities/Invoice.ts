@@ -35,6 +35,13 @@ import { Booking } from './Booking.js';
 })
 @Index({ properties: ['tenant', 'businessUnit', 'state'] })
 @Index({ properties: ['tenant', 'customer'] })
+// The payment starter's sweep of ended rentals' invoices their automatic bill missed
+// (workers/payment-starter.ts): the OPEN ones by age, across tenants.
+@Index({
+  name: 'invoice_open_rental',
+  expression:
+    'create index "invoice_open_rental" on "invoice" ("created_at") where "state" = \'OPEN\' and "rental_id" is not null and "refunded_invoice_id" is null',
+})
 export class Invoice extends TenantScoped {
   @PrimaryKey({ type: 'integer' })
   id!: number;

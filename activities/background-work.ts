@@ -1,0 +1,26 @@
+// Work an activity leaves running after it answered: an ended rental's bill, so the rider's END does not
+// wait for it. It lives no longer than its worker process; the worker drains it before it closes the
+// database, and a process that dies first leaves it to a sweep (workers/payment-starter.ts).
+
+/** The work activities started without waiting for it, so the worker can wait for it when it stops. */
+export class BackgroundWork {
+  private readonly running = new Set<Promise<void>>();
+
+  /** Runs `work` without the caller waiting for it; a failure goes to `onError`, never unhandled. */
+  run(work: () => Promise<void>, onError: (error: unknown) => void): void {
+    const settled: Promise<void> = work()
+      .catch(onError)
+      .finally(() => this.running.delete(settled));
+    this.running.add(settled);
+  }
+
+  /** How much work is running now. */
+  get size(): number {
+    return this.running.size;
+  }
+
+  /** Waits until everything started so far, and anything it started meanwhile, has settled. */
+  async drain(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+}
