@@ -41,7 +41,8 @@ const forgottenInvoices = `
 /**
  * Bills the OPEN invoices of ended rentals whose automatic bill never ran (written more than `graceMs`
  * ago, within {@link FORGOTTEN_BILL_HORIZON_MS}), where `finance.invoice.autoBill` bills their branch,
- * and starts their payments; answers how many it looked at. The branches are asked first, so invoices
+ * and starts their payments; answers how many it looked at (one billed meanwhile is left as it is). A
+ * fault on one invoice is thrown after the others were tried. The branches are asked first, so invoices
  * that stay OPEN by the setting are never read one by one. Keyed by the rental, so two workers sweeping
  * the same invoice make one payment.
  */
@@ -57,25 +58,29 @@ export async function billForgottenRentalInvoices(
     `select distinct i.tenant_id, r.branch_id ${forgottenInvoices}`,
     window,
   );
-  const billed: { t: string; b: number }[] = [];
+  const billing: { t: string; b: number }[] = [];
   for (const { tenant_id: tenant, branch_id: branchId } of branches)
     if (await autoBills(tenantEm(deps.orm, tenant), tenant, branchId))
-      billed.push({ t: tenant, b: branchId });
-  if (billed.length === 0) return 0;
+      billing.push({ t: tenant, b: branchId });
+  if (billing.length === 0) return 0;
   const rows = await preparedRows<{ tenant_id: string; rental_id: number }>(
     em,
     `select i.tenant_id, i.rental_id ${forgottenInvoices}
         and (i.tenant_id, r.branch_id) in (select t, b from jsonb_to_recordset($4::jsonb) as x(t text, b int))
       order by i.id limit 500`,
-    [...window, JSON.stringify(billed)],
+    [...window, JSON.stringify(billing)],
   );
-  for (const row of rows)
+  let failure: unknown;
+  for (const row of rows) {
+    // One invoice's fault (its business refusals are answered inside) does not keep the others unbilled.
     await autoBillInvoiceOf(
       deps,
       row.tenant_id,
       { rentalId: row.rental_id },
       `payment-starter:bill:rental:${row.rental_id}`,
-    );
+    ).catch((error: unknown) => (failure ??= error));
+  }
+  if (failure !== undefined) throw failure;
   return rows.length;
 }
 
@@ -148,6 +153,10 @@ export function runPaymentStarter(
     try {
       const billed = await billForgottenRentalInvoices(deps, options.graceMs, options.tenants);
       if (billed > 0) options.log(`billed ${billed} ended rental invoice(s) their automatic bill missed`);
+    } catch (error) {
+      options.log('billing the invoices automatic billing missed failed', error);
+    }
+    try {
       const started = await startPendingPaymentWorkflows(
         deps.orm,
         deps.temporal,
@@ -156,7 +165,7 @@ export function runPaymentStarter(
       );
       if (started > 0) options.log(`started the workflows of ${started} pending payment(s)`);
     } catch (error) {
-      options.log('billing forgotten invoices or starting pending payment workflows failed', error);
+      options.log('starting pending payment workflows failed', error);
     } finally {
       running = false;
     }
