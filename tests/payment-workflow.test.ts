@@ -18,7 +18,7 @@ import { Setting } from '../db/entities/Setting.js';
 import { Vehicle } from '../db/entities/Vehicle.js';
 import { appendBalanceUpdate } from '../db/balance-ledger.js';
 import { tenantEm } from '../db/orm.js';
-import { AUTO_BILL_SETTING_KEY, DAY_MS, PAYMENT_RETRY_SETTING_KEY } from '../domain/finance.js';
+import { DAY_MS, PAYMENT_RETRY_SETTING_KEY } from '../domain/finance.js';
 import { DomainError } from '../domain/errors.js';
 import {
   closePaymentUpdate,
@@ -47,6 +47,7 @@ import {
   payingCustomer,
   type FinanceBackend,
   financeOf,
+  withAutoBillOff,
 } from './support/payments.js';
 
 let stack: HttpStack;
@@ -545,26 +546,12 @@ describe('automatic billing (finance.invoice.autoBill, enabled by default)', () 
   });
 
   test('with finance.invoice.autoBill disabled the invoice stays OPEN, without a payment', async () => {
-    const manager = em();
-    manager.create(Setting, {
-      key: AUTO_BILL_SETTING_KEY,
-      name: 'Automatic billing',
-      area: 'CORE',
-      valueType: 'JSON',
-      branchIds: [0],
-      value: { enabled: false },
-    });
-    await manager.flush();
-    try {
+    await withAutoBillOff(finance.orm, finance.tenant, async () => {
       const customer = await payingCustomer(finance, seededCustomer(), 'tok_sandbox_visa');
       const invoice = await rentalInvoice(customer.id, 1);
       expect(invoice.state).toBe('OPEN');
       expect(await em().count(Payment, { invoice: invoice.id })).toBe(0);
-    } finally {
-      const cleanup = em();
-      cleanup.remove(await cleanup.find(Setting, { key: AUTO_BILL_SETTING_KEY }));
-      await cleanup.flush();
-    }
+    });
   });
 
   test('a retried billing of the same invoice starts its payment once', async () => {

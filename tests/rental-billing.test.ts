@@ -33,7 +33,7 @@ import {
 import { type SeededTenant } from '../db/seed.js';
 import { autoBillInStep } from '../activities/payment-billing.js';
 import { billForgottenRentalInvoices } from '../workers/payment-starter.js';
-import { AUTO_BILL_SETTING_KEY } from '../domain/finance.js';
+import { withAutoBillOff } from './support/payments.js';
 import { isDomainError } from '../domain/errors.js';
 import {
   depositAmountFor,
@@ -548,23 +548,10 @@ describe('the invoice written at the end', () => {
     await sweep(60_000);
     expect(await stateOf()).toBe('OPEN');
     // Where finance.invoice.autoBill does not bill, it stays OPEN for an operator.
-    const manager = em();
-    const off = manager.create(Setting, {
-      key: AUTO_BILL_SETTING_KEY,
-      name: 'Automatic billing',
-      area: 'CORE',
-      valueType: 'JSON',
-      branchIds: [0],
-      value: { enabled: false },
-    });
-    await manager.flush();
-    try {
+    await withAutoBillOff(backend.orm, tenant, async () => {
       await sweep(0);
       expect(await stateOf()).toBe('OPEN');
-    } finally {
-      manager.remove(off);
-      await manager.flush();
-    }
+    });
     // Two workers sweeping at once bill it once, with one payment under the rental's sweep key.
     await Promise.all([sweep(0), sweep(0)]);
     expect(await stateOf()).not.toBe('OPEN');

@@ -10,6 +10,8 @@ import { Invoice } from '../../db/entities/Invoice.js';
 import { InvoiceLine } from '../../db/entities/InvoiceLine.js';
 import { Payment } from '../../db/entities/Payment.js';
 import { PaymentSource } from '../../db/entities/PaymentSource.js';
+import { Setting } from '../../db/entities/Setting.js';
+import { AUTO_BILL_SETTING_KEY } from '../../domain/finance.js';
 import { tenantEm, type MikroORM } from '../../db/orm.js';
 import { formatAmount } from '../../domain/money.js';
 import type { PaymentGateways } from '../../platform/payment-gateway/port.js';
@@ -174,4 +176,27 @@ export function commandContext(backend: FinanceBackend, actor = 'operator:test')
       paymentGateways: backend.paymentGateways,
     },
   } as unknown as RouteContext;
+}
+
+/**
+ * Runs `work` with the tenant's `finance.invoice.autoBill` off (its fallback row on branch 0), and removes
+ * the row afterwards: the ORM's own flush empties its read cache at once.
+ */
+export async function withAutoBillOff<T>(orm: MikroORM, tenant: string, work: () => Promise<T>): Promise<T> {
+  const em = tenantEm(orm, tenant);
+  const off = em.create(Setting, {
+    key: AUTO_BILL_SETTING_KEY,
+    name: 'Automatic billing',
+    area: 'CORE',
+    valueType: 'JSON',
+    branchIds: [0],
+    value: { enabled: false },
+  });
+  await em.flush();
+  try {
+    return await work();
+  } finally {
+    em.remove(off);
+    await em.flush();
+  }
 }
