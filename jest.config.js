@@ -24,6 +24,7 @@ const unitSuites = [
   'workflow-bundle',
   // An express app of its own on a free port.
   'validator-speedups',
+  'background-work',
 ];
 
 const shared = {

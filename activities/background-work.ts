@@ -19,8 +19,24 @@ export class BackgroundWork {
     return this.running.size;
   }
 
-  /** Waits until everything started so far, and anything it started meanwhile, has settled. */
-  async drain(): Promise<void> {
-    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  /**
+   * Waits until everything started so far, and anything it started meanwhile, has settled, or `timeoutMs`
+   * passed (work stuck behind a lock must not hold a stopping worker: the sweep recovers what it leaves).
+   * Answers whether everything settled.
+   */
+  async drain(timeoutMs = 30_000): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    const settled = (async () => {
+      while (this.running.size > 0) await Promise.allSettled([...this.running]);
+      return true as const;
+    })();
+    try {
+      return await Promise.race([settled, timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }

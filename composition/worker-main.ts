@@ -192,7 +192,8 @@ export async function startWorker(
       stopRecurringTaskStarter();
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await run.catch(() => undefined);
-      await background.drain();
+      if (!(await background.drain()))
+        log.warn('stopped with work still running after its activities; the payment starter finishes it');
       await ingestionLease.stop();
       vehicleCommands.close();
       await mqtt.endAsync();
