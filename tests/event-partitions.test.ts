@@ -88,7 +88,10 @@ test('the workflow creates the months ahead of its own clock, once', async () =>
   // Again at the same time: nothing left to create.
   const again = await run(`event-partitions-test-again-${backend.seed.tenant}`);
   expect(again).toEqual({ created: [], movedEvents: 0, horizon: later.horizon });
-});
+  // A suite running beside this one may hold the event table for a while (tests/recurring-tasks-recovery
+  // locks it in SHARE mode to stall an activity's event): an attach then waits out its 10 s lock timeout,
+  // and the activity's retry comes 30 s later, in real time under this plain client. Room for two.
+}, 180_000);
 
 test('events of a month without partition move, with their keys and outbox rows, when it is created', async () => {
   const { tenant } = backend.seed;
