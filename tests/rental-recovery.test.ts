@@ -14,6 +14,7 @@ import { Rental } from '../db/entities/Rental.js';
 import { Vehicle } from '../db/entities/Vehicle.js';
 import { Event } from '../db/entities/Event.js';
 import { createBalance } from '../db/balances.js';
+import { businessUnitOfBranch } from '../db/pricing.js';
 import { PAYMENT_START_GRACE_MS } from '../workers/payment-starter.js';
 import { VehicleCommand } from '../db/entities/VehicleCommand.js';
 import { inTenantTransaction, tenantEm, type MikroORM } from '../db/orm.js';
@@ -170,15 +171,18 @@ test('a worker killed while START waits for the vehicle: a new worker finishes t
   expect(row.phases.map((phase) => phase.phase)).toEqual(['RESERVATION_FREE', 'DRIVING']);
 }, 180_000);
 
+/** The tenant's vehicle at `index`, in id order. */
+async function vehicleAt(index: number): Promise<Vehicle> {
+  const em = tenantEm(orm, seed.tenant);
+  return (await em.find(Vehicle, {}, { orderBy: { id: 'asc' }, limit: index + 1 }))[index]!;
+}
+
 /**
  * A running worker (the last one started, or a new one), and a rental of the vehicle at `vehicleIndex`
  * started at once, ridden and ended: its handle once END answered.
  */
 async function endedRental(vehicleIndex: number, rentalId: number) {
-  const em = tenantEm(orm, seed.tenant);
-  const vehicle = (await em.find(Vehicle, {}, { orderBy: { id: 'asc' }, limit: vehicleIndex + 1 }))[
-    vehicleIndex
-  ]!;
+  const vehicle = await vehicleAt(vehicleIndex);
   let worker = workers.at(-1);
   if (!worker || worker.exitCode !== null || worker.signalCode !== null) worker = await startWorkerProcess();
   await untilOnline(vehicle);
@@ -236,10 +240,13 @@ test('a worker killed after END answered and before its bill committed: the paym
   // The customer's default balance at the unit: a bill locks it, so while this test's transaction holds it
   // the bill that follows END's answer cannot commit.
   const customerId = seed.customerIds[0]!;
-  const balance = await inTenantTransaction(orm, seed.tenant, (tx) =>
+  const vehicleIndex = 2;
+  const vehicle = await vehicleAt(vehicleIndex);
+  const balance = await inTenantTransaction(orm, seed.tenant, async (tx) =>
     createBalance(tx, {
       owner: { customerId },
-      businessUnitId: seed.businessUnitId,
+      // The unit the rental's invoice belongs to: its vehicle's branch's.
+      businessUnitId: (await businessUnitOfBranch(tx, vehicle.branch.id)).id,
       name: 'Recovery credit',
       systemCreated: false,
       makeDefault: true,
@@ -251,16 +258,17 @@ test('a worker killed after END answered and before its bill committed: the paym
   };
   const holder = await pool.connect();
   const rentalId = 900_003;
+  let ended: Awaited<ReturnType<typeof endedRental>>['handle'] | undefined;
   try {
     await holder.query('begin');
     await holder.query('select id from balance where id = $1 for update', [balance.id]);
-    const { handle, worker } = await endedRental(2, rentalId);
+    const { handle, worker } = await endedRental(vehicleIndex, rentalId);
     await killed(worker);
     // The kill came before the bill's commit: the invoice is still OPEN.
     const rental = await tenantEm(orm, seed.tenant).findOneOrFail(Rental, rentalId);
     expect(rental.invoice).toBeTruthy();
     expect((await tenantEm(orm, seed.tenant).findOneOrFail(Invoice, rental.invoice!.id)).state).toBe('OPEN');
-    expect((await handle.describe()).status.name).toBe('COMPLETED');
+    ended = handle;
   } finally {
     await holder.query('rollback');
     holder.release();
@@ -268,6 +276,7 @@ test('a worker killed after END answered and before its bill committed: the paym
 
   // The new worker's payment starter bills the invoice (after its grace) and starts its payment.
   await startWorkerProcess();
+  expect((await ended!.result()).state).toBe('ENDED');
   const payment = await paidOnce(rentalId);
   expect(payment.idempotencyKey).toBe(`payment-starter:bill:rental:${rentalId}/auto-bill`);
 }, 300_000);
