@@ -20,9 +20,6 @@ export interface ActivityDeps {
   temporal: PaymentStarter;
   /** The object store files and exports are kept in. */
   objectStore: ObjectStore;
-  /**
-   * Work activities leave running after they answered (an ended rental's bill), which the worker drains
-   * when it stops; without it each activity factory keeps its own, undrained.
-   */
-  background?: BackgroundWork;
+  /** Work activities leave running after they answered (an ended rental's bill), which the worker drains when it stops. */
+  background: BackgroundWork;
 }

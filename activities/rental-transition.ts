@@ -24,7 +24,6 @@ import { applyEndOverrides, assertRequirementsPassed } from '../domain/rental-re
 import type { ActivityDeps } from './deps.js';
 import { autoBillInStep, autoBillInvoiceOf, startPaymentWorkflow } from './payment-billing.js';
 import { activityIdempotencyKey, asActivity, withHeartbeat } from './support.js';
-import { BackgroundWork } from './background-work.js';
 import {
   applyReportToVehicle,
   createCommandDelivery,
@@ -54,7 +53,7 @@ export interface PerformRentalTransitionInput extends Omit<RecordRentalTransitio
 export function createRentalTransitionActivities(deps: ActivityDeps) {
   const { orm } = deps;
   const delivery = createCommandDelivery(deps);
-  const background = deps.background ?? new BackgroundWork();
+  const { background } = deps;
 
   /**
    * Checks the end requirements of an END and records the check (RENTAL_REQUIREMENTS_END_CHECK) in its own
