@@ -21,9 +21,12 @@ export const PAYMENT_START_GRACE_MS = 30_000;
  */
 export const FORGOTTEN_BILL_HORIZON_MS = 24 * 60 * 60_000;
 
-/** The selection of tenants a starter works for ($n: a JSON array of ids, or null for every tenant). */
-const tenantFilter = (parameter: string) =>
-  `(${parameter}::jsonb is null or i.tenant_id in (select jsonb_array_elements_text(${parameter}::jsonb)))`;
+/** The rows of the tenants a starter works for (`parameter`: a JSON array of ids, or null for all). */
+const tenantFilter = (column: string, parameter: string) =>
+  `(${parameter}::jsonb is null or ${column} in (select jsonb_array_elements_text(${parameter}::jsonb)))`;
+
+/** The starter's tenants as {@link tenantFilter}'s parameter. */
+const tenantsParameter = (tenants?: readonly string[]) => (tenants ? JSON.stringify(tenants) : null);
 
 /**
  * Ended rentals' own invoices (the one their ending step wrote, `rental.invoice_id`), still OPEN, written
@@ -36,7 +39,7 @@ const forgottenInvoices = `
  where i.state = 'OPEN' and i.rental_id is not null and i.refunded_invoice_id is null
    and i.created_at < now() - make_interval(secs => $1 / 1000.0)
    and i.created_at > now() - make_interval(secs => $2 / 1000.0)
-   and ${tenantFilter('$3')}`;
+   and ${tenantFilter('i.tenant_id', '$3')}`;
 
 /**
  * Bills the OPEN invoices of ended rentals whose automatic bill never ran (written more than `graceMs`
@@ -52,7 +55,7 @@ export async function billForgottenRentalInvoices(
   tenants?: readonly string[],
 ): Promise<number> {
   const em = deps.orm.em.fork();
-  const window = [graceMs, FORGOTTEN_BILL_HORIZON_MS, tenants ? JSON.stringify(tenants) : null];
+  const window = [graceMs, FORGOTTEN_BILL_HORIZON_MS, tenantsParameter(tenants)];
   const branches = await preparedRows<{ tenant_id: string; branch_id: number }>(
     em,
     `select distinct i.tenant_id, r.branch_id ${forgottenInvoices}`,
@@ -101,16 +104,14 @@ export async function startPendingPaymentWorkflows(
   graceMs = PAYMENT_START_GRACE_MS,
   tenants?: readonly string[],
 ): Promise<number> {
-  const rows = await orm.em
-    .fork()
-    .getConnection()
-    .execute<OpenPaymentRow[]>(
-      `select id, tenant_id, business_unit_id, customer_id from payment
-       where state = 'OPEN' and created_at < now() - make_interval(secs => ?)
-         and (?::jsonb is null or tenant_id in (select jsonb_array_elements_text(?::jsonb)))
-       order by id limit 500`,
-      [graceMs / 1000, tenants ? JSON.stringify(tenants) : null, tenants ? JSON.stringify(tenants) : null],
-    );
+  const rows = await preparedRows<OpenPaymentRow>(
+    orm.em.fork(),
+    `select id, tenant_id, business_unit_id, customer_id from payment
+      where state = 'OPEN' and created_at < now() - make_interval(secs => $1 / 1000.0)
+        and ${tenantFilter('tenant_id', '$2')}
+      order by id limit 500`,
+    [graceMs, tenantsParameter(tenants)],
+  );
   let started = 0;
   for (const row of rows) {
     const options = paymentWorkflowStartOptions(
