@@ -44,17 +44,31 @@ export interface RentalWorkflowInput {
   bookingId?: number;
   /** Set when the workflow continues as new, so a long rental keeps a short history. */
   resume?: RentalWorkflowSnapshot;
+  /**
+   * The version of the rental's steps the run was started with (`RENTAL_STEPS_VERSION`, stamped by
+   * `rentalWorkflowStartOptions` and on continue-as-new); runs started before it have none.
+   */
+  stepsVersion?: number;
 }
 
 /**
+ * The rental's steps as a run started now takes them. A run started with it takes them without asking
+ * `patched()`: each patch records a marker and upserts `TemporalChangeVersion`, a visibility write on the
+ * server, in every run. Runs started before it decide by their patch markers, as recorded. A change to the
+ * rental's steps raises it and asks `stepsVersion >= n || patched('change-id')` (docs/architecture.md).
+ */
+export const RENTAL_STEPS_VERSION = 1;
+
+/**
  * How every rental workflow is started (API and tests alike): its readable id, a duplicate-rejecting
- * policy, the search attributes ops filter by, and a memo of who created it.
+ * policy, its input stamped with the steps' version, the search attributes ops filter by, and a memo of
+ * who created it.
  */
 export function rentalWorkflowStartOptions(input: RentalWorkflowInput, taskQueue: string) {
   return {
     workflowId: rentalWorkflowId(input.tenant, input.rentalId),
     taskQueue,
-    args: [input] as [RentalWorkflowInput],
+    args: [{ ...input, stepsVersion: RENTAL_STEPS_VERSION }] as [RentalWorkflowInput],
     workflowIdReusePolicy: 'REJECT_DUPLICATE' as WorkflowIdReusePolicy,
     typedSearchAttributes: [
       { key: TenantIdKey, value: input.tenant },

@@ -29,6 +29,7 @@ import {
   cancelReservationUpdate,
   rentalOperationUpdate,
   rentalStatusQuery,
+  RENTAL_STEPS_VERSION,
   type BuyReservationRequest,
   type RentalOperationRequest,
   type RentalWorkflowInput,
@@ -80,28 +81,56 @@ const vehicleSteps = proxyActivities<RentalActivities>({
 const localRecords = proxyLocalActivities<RentalActivities>(recordOptions);
 
 /**
- * Whether an ending step bills its invoice itself (in a transaction right after its own) and starts the
- * payment without waiting for it, so the run has no bill activity after the answer. Every new run records
- * this marker, and only this one: it implies `currentSteps`.
+ * How a run takes its steps. A run stamped with `RENTAL_STEPS_VERSION` (every run started since, and every
+ * continued one) takes them as they are now and asks no `patched()`: a patch records a marker and upserts
+ * `TemporalChangeVersion`, a visibility write on the server, in every run that asks it. A run started before
+ * the stamp decides by its patch markers, as recorded, in the order the patches were added.
  */
-function billsInStep(): boolean {
-  return patched('rental-steps-2026-12-billed-in-step');
-}
+class RentalSteps {
+  private readonly stamped: boolean;
 
-/**
- * Whether this run takes the rental's steps as they are now: the PostgreSQL-only steps as local activities,
- * an ending step billed after its answer (by an activity in the next task, or since `billsInStep` in the
- * step itself). One patch marker a run, so a new run records one marker (and one TemporalChangeVersion
- * upsert), its successor's; runs started before it replay through the patches that introduced its parts,
- * in the order they were added.
- */
-function currentSteps(): boolean {
-  return billsInStep() || patched('rental-steps-2026-12');
-}
+  constructor(input: RentalWorkflowInput) {
+    this.stamped = (input.stepsVersion ?? 0) >= 1;
+  }
 
-/** The PostgreSQL-only steps as this run takes them: local once the patch is in, else as before. */
-function records(): typeof remoteRecords {
-  return currentSteps() || patched('rental-records-as-local-activities') ? localRecords : remoteRecords;
+  /**
+   * Whether an ending step bills its invoice itself (in a transaction after its own, after its answer)
+   * and starts the payment without waiting for it, so the run has no bill activity after the answer. An
+   * unstamped run's new executions record this marker, and only this one: it implies `current`.
+   */
+  billsInStep(): boolean {
+    return this.stamped || patched('rental-steps-2026-12-billed-in-step');
+  }
+
+  /**
+   * Whether this run takes the rental's steps as they are now: the PostgreSQL-only steps as local
+   * activities, an ending step billed after its answer (by an activity in the next task, or since
+   * `billsInStep` in the step itself). Unstamped runs started before it replay through the patches that
+   * introduced its parts.
+   */
+  current(): boolean {
+    return this.billsInStep() || patched('rental-steps-2026-12');
+  }
+
+  /** The PostgreSQL-only steps as this run takes them: local once the patch is in, else as before. */
+  records(): typeof remoteRecords {
+    return this.current() || patched('rental-records-as-local-activities') ? localRecords : remoteRecords;
+  }
+
+  /** Whether an ending step leaves its invoice to billEndedRental, after the operation answered. */
+  billsAfterAnswer(): boolean {
+    return this.current() || patched('ended-rental-billed-after-answer');
+  }
+
+  /** How billEndedRental runs, in runs that have it: an activity in the task after the answer's. */
+  billAfterAnswer(): typeof remoteRecords {
+    return this.current() || patched('ended-rental-bill-after-answer-task') ? remoteRecords : this.records();
+  }
+
+  /** Whether a refused reservation waits for awaitReservation before its run ends. */
+  refusalWaitsForItsAnswer(): boolean {
+    return this.stamped || patched('refused-reservation-waits-for-its-answer');
+  }
 }
 
 /** A vehicle-communication failure during an operation, reported with the operation's catalogue code. */
@@ -134,6 +163,8 @@ class RentalProcess extends EntityProcess<RentalStepName, RentalWorkflowSnapshot
   reservationAnswered = false;
   /** The ending transition left its invoice to billEndedRental, after the operation answered. */
   billingDue = false;
+  /** How this run takes its steps: by its stamp, or by its patch markers. */
+  readonly steps: RentalSteps;
 
   constructor(private readonly input: RentalWorkflowInput) {
     super(
@@ -147,6 +178,7 @@ class RentalProcess extends EntityProcess<RentalStepName, RentalWorkflowSnapshot
     );
     this.common = { tenant: input.tenant, rentalId: input.rentalId };
     this.initialStepsDone = Boolean(input.resume);
+    this.steps = new RentalSteps(input);
   }
 
   /** What billEndedRental bills. */
@@ -166,7 +198,8 @@ class RentalProcess extends EntityProcess<RentalStepName, RentalWorkflowSnapshot
    */
   private setState(state: RentalWorkflowSnapshot['state']): void {
     this.snapshot.state = state;
-    if (billsInStep() && workflowInfo().typedSearchAttributes.get(EntityStateKey) === state) return;
+    if (this.steps.billsInStep() && workflowInfo().typedSearchAttributes.get(EntityStateKey) === state)
+      return;
     upsertSearchAttributes([{ key: EntityStateKey, value: state }]);
   }
 
@@ -185,9 +218,8 @@ class RentalProcess extends EntityProcess<RentalStepName, RentalWorkflowSnapshot
     const row = rentalTransitions[name];
     // An ending step bills its invoice itself and starts the payment without waiting for it; in runs from
     // before, the invoice was billed after the operation answered (billEndedRental).
-    const billedInStep = row.ends === true && billsInStep();
-    const billsAfterAnswer =
-      row.ends === true && !billedInStep && (currentSteps() || patched('ended-rental-billed-after-answer'));
+    const billedInStep = row.ends === true && this.steps.billsInStep();
+    const billsAfterAnswer = row.ends === true && !billedInStep && this.steps.billsAfterAnswer();
     let recorded;
     try {
       recorded = await vehicleSteps.performRentalTransition({
@@ -214,7 +246,7 @@ class RentalProcess extends EntityProcess<RentalStepName, RentalWorkflowSnapshot
       const cause = businessFailure(error);
       if (!row.vehicleCommand || (cause && !cause.type!.startsWith('V'))) throw cause ?? error;
       const failure = vehicleFailure(row.vehicleFailureCode, error);
-      await records().recordOperationFailure({
+      await this.steps.records().recordOperationFailure({
         ...common,
         operation: name,
         code: failure.type ?? 'V504',
@@ -289,7 +321,7 @@ class RentalProcess extends EntityProcess<RentalStepName, RentalWorkflowSnapshot
     const { snapshot } = this;
     return this.exclusively('BUY_RESERVATION', async () => {
       const expiry = snapshot.reservationExpiresAtMs! + minutes * 60_000;
-      await records().recordReservationPurchase({
+      await this.steps.records().recordReservationPurchase({
         ...this.common,
         minutes,
         reservationExpiresAt: new Date(expiry).toISOString(),
@@ -343,7 +375,7 @@ class RentalProcess extends EntityProcess<RentalStepName, RentalWorkflowSnapshot
   async reserve(): Promise<boolean> {
     const { input } = this;
     try {
-      const reservation = await records().reserveRental({
+      const reservation = await this.steps.records().reserveRental({
         ...this.common,
         branchId: input.branchId,
         vehicleId: input.vehicleId,
@@ -416,7 +448,7 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
     if (!(await rental.reserve())) {
       // The API asks awaitReservation right after the start: a refusal that ended the workflow first would
       // reach it as "no longer running" (R201) instead of its own code. Wait for the question a while.
-      if (patched('refused-reservation-waits-for-its-answer'))
+      if (rental.steps.refusalWaitsForItsAnswer())
         await condition(() => rental.reservationAnswered, '30 seconds');
       await condition(allHandlersFinished);
       await notifyBooking(input, 'REJECTED');
@@ -446,7 +478,12 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
       if (!rental.ended) {
         // Rentals can last days: keep the history short; updates in flight finish first.
         await condition(allHandlersFinished);
-        await continueAsNew<typeof rentalWorkflow>({ ...input, resume: rental.view() });
+        // The next run is a new one: it takes the steps as they are now, stamped.
+        await continueAsNew<typeof rentalWorkflow>({
+          ...input,
+          stepsVersion: RENTAL_STEPS_VERSION,
+          resume: rental.view(),
+        });
       }
     }
   }
@@ -455,8 +492,7 @@ export async function rentalWorkflow(input: RentalWorkflowInput): Promise<Rental
   // answer leaves with the workflow task that completed the Update, and a local activity here would hold
   // that task, and the rider's answer with it, until the bill and the payment's start were done.
   if (rental.billingDue) {
-    const bill = currentSteps() || patched('ended-rental-bill-after-answer-task') ? remoteRecords : records();
-    await bill.billEndedRental(rental.billingInput);
+    await rental.steps.billAfterAnswer().billEndedRental(rental.billingInput);
   }
   await notifyBooking(input, snapshot.state);
   return { rentalId: input.rentalId, state: snapshot.state };

@@ -77,7 +77,7 @@ group('rental workflow', () => {
   test('reservation expiry', async () => {
     const { handle } = await reserve(0);
     expect((await settle(backend, handle, '16 minutes')).state).toBe('EXPIRED'); // 15 reserved
-    await recordHistory('rental-reservation-expiry-billed-in-step', handle);
+    await recordHistory('rental-reservation-expiry-stamped', handle);
   });
 
   // Since END answers before its invoice is billed (patch ended-rental-billed-after-answer): the billing
@@ -85,10 +85,11 @@ group('rental workflow', () => {
   // and since ended-rental-bill-after-answer-task the bill is an activity in the task after the answer's.
   // Since rental-steps-2026-12 a new run records that one patch for all three (the *-one-patch files);
   // since rental-steps-2026-12-billed-in-step its successor, and the ending step bills its invoice in its
-  // own transaction (the *-billed-in-step files). rental-start-end.json,
+  // own transaction (the *-billed-in-step files); since RENTAL_STEPS_VERSION a new run is stamped with its
+  // steps' version and records no patch marker (the *-stamped files). rental-start-end.json,
   // rental-start-end-billed-after-answer.json, rental-start-end-local-records.json,
   // rental-start-end-billed-in-next-task.json, rental-reservation-{expiry,cancel}.json, the
-  // *-remote-records and the *-one-patch files keep the paths of rentals started before them.
+  // *-remote-records, *-one-patch and *-billed-in-step files keep the paths of rentals started before them.
   test('START then END, billed in the ending step', async () => {
     const { handle, vehicleId } = await reserve(1);
     const operate = (operationType: 'START' | 'END') =>
@@ -100,7 +101,7 @@ group('rental workflow', () => {
     backend.simulator.ride(String(vehicleId), 400);
     expect((await operate('END')).state).toBe('ENDED');
     expect((await settle(backend, handle)).state).toBe('ENDED');
-    await recordHistory('rental-start-end-billed-in-step', handle);
+    await recordHistory('rental-start-end-stamped', handle);
   });
 
   test('reservation cancel', async () => {
@@ -110,7 +111,7 @@ group('rental workflow', () => {
     });
     expect(cancelled.state).toBe('CANCELLED');
     expect((await settle(backend, handle)).state).toBe('CANCELLED');
-    await recordHistory('rental-reservation-cancel-billed-in-step', handle);
+    await recordHistory('rental-reservation-cancel-stamped', handle);
   });
 });
 
