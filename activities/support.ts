@@ -21,6 +21,8 @@ export function activityIdempotencyKey(): string {
  */
 export async function withHeartbeat<T>(work: () => Promise<T>, intervalMs = 2_000): Promise<T> {
   const context = Context.current();
+  // A local activity has no heartbeat: its workflow task's timeout notices a dead worker.
+  if (context.info.isLocal) return work();
   const timer = setInterval(() => context.heartbeat(), intervalMs);
   try {
     return await work();

@@ -111,8 +111,18 @@ test('a worker killed while the gateway holds a charge: the new worker gets the 
     return rows.some((row) => row.status === 'SUCCEEDED') && rows;
   }, 'the charge at the gateway');
   expect(booked).toMatchObject({ kind: 'CHARGE', status: 'SUCCEEDED' });
+  // The local first charge gives up on the gateway after its bound, and the charge activity that takes it
+  // over gets the booked charge at once: the attempt's row, held here, keeps it from recording it, so the
+  // worker dies with the charge unrecorded whichever of the two holds it.
+  const holder = orm.em.fork();
+  await holder.begin();
+  holders.push(holder);
+  await holder.execute(`select id from payment_attempt where idempotency_key like ? for update`, [
+    `${payment.workflowId}/%`,
+  ]);
   expect((await tenantEm(orm, seed.tenant).findOneOrFail(Payment, payment.id)).state).toBe('IN_PAYMENT');
   await kill(first);
+  await holder.rollback();
 
   secondWorker = await startWorkerProcess();
   const handle = client.workflow.getHandle<typeof paymentWorkflow>(payment.workflowId);

@@ -95,6 +95,17 @@ const attemptsOf = (paymentId: number) =>
 const paymentRow = (id: number) => em().findOneOrFail(Payment, id);
 const invoiceRow = (id: number) => em().findOneOrFail(Invoice, id);
 
+/** How the run's history took its charges: local activities (markers), activities and workflow tasks. */
+async function historyCounts(handle: WorkflowHandle<typeof paymentWorkflow>) {
+  const events = (await handle.fetchHistory()).events ?? [];
+  const count = (has: (event: (typeof events)[number]) => unknown) => events.filter(has).length;
+  return {
+    localActivities: count((event) => event.markerRecordedEventAttributes),
+    activities: count((event) => event.activityTaskScheduledEventAttributes),
+    workflowTasks: count((event) => event.workflowTaskCompletedEventAttributes),
+  };
+}
+
 /** The catalogue code of a refused update. */
 async function refusedCode(promise: Promise<unknown>): Promise<string | undefined> {
   try {
@@ -128,6 +139,8 @@ test('a payment paid on its first attempt: PAID, invoice PAID with settledAt and
   // The workflow's search attribute follows the state.
   const described = await handle.describe();
   expect(described.searchAttributes.EntityState).toEqual(['PAID']);
+  // The first charge ran as a local activity inside the first workflow task: no activity task at all.
+  expect(await historyCounts(handle)).toMatchObject({ localActivities: 1, activities: 0, workflowTasks: 1 });
 });
 
 test('the whole retry schedule: five soft declines 1, 3, 5 and 7 days apart end FAILED, invoice EXCEPTION_PAYING', async () => {
@@ -194,7 +207,8 @@ test("a gateway's Retry-After wins over the schedule: retries an hour apart", as
 });
 
 test('a gateway that does not answer is retried with the same key: one attempt, one charge', async () => {
-  // tok_sandbox_timeout: the charge is booked, the answer is lost (3 s here), the activity's retry gets it.
+  // tok_sandbox_timeout: the charge is booked and its answer lost (3 s here). The local first charge gives up
+  // after FIRST_CHARGE_LOCAL_MS; the charge activity sends the same key and gets the booked charge.
   const { payment, handle } = await pay('tok_sandbox_timeout');
   expect(await handle.result()).toMatchObject({ state: 'PAID', attemptCount: 1 });
   const attempts = await attemptsOf(payment.id);
@@ -206,24 +220,47 @@ test('a gateway that does not answer is retried with the same key: one attempt, 
       [attempts[0]!.idempotencyKey],
     );
   expect(rows[0]!.count).toBe('1');
+  // The local first charge outlasted its bound, and the charge activity took it over under the same key.
+  expect(await historyCounts(handle)).toMatchObject({ localActivities: 1, activities: 1 });
 });
 
 test('a withdrawal sent while an attempt runs waits for it and answers from the state it left; other closes are refused at once', async () => {
-  // tok_sandbox_timeout keeps the first attempt busy (3 s here), then books the charge on the activity's retry.
-  const { handle } = await pay('tok_sandbox_timeout');
-  const deadline = Date.now() + 30_000;
-  while (!(await handle.query(paymentStatusQuery)).operationInProgress) {
-    if (Date.now() > deadline) throw new Error('the first attempt never ran');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+  // tok_sandbox_timeout holds the local first charge past its bound; the charge activity that takes it over
+  // gets the booked charge at once, and then waits to record it behind the attempt's row, held here.
+  const { payment, handle } = await pay('tok_sandbox_timeout');
+  const [attempt] = await eventually(async () => {
+    const attempts = await attemptsOf(payment.id);
+    return attempts.length > 0 ? attempts : undefined;
+  });
+  const holder = finance.orm.em.fork();
+  await holder.begin();
+  try {
+    await holder.execute(`select id from payment_attempt where id = ? for update`, [attempt!.id]);
+    const deadline = Date.now() + 30_000;
+    while (!(await handle.query(paymentStatusQuery)).operationInProgress) {
+      if (Date.now() > deadline) throw new Error('the charge activity never took over');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const close = (event: 'COLLECTIONS' | 'WITHDRAWN') =>
+      handle.executeUpdate(closePaymentUpdate, { args: [{ requestedBy: 'operator:test', event }] });
+    // An operator's close meets the busy payment and is refused by the validator: not in the history.
+    expect(await refusedCode(close('COLLECTIONS'))).toBe('I124');
+    // A purchase's withdrawal is accepted and waits for the attempt.
+    const withdrawal = refusedCode(close('WITHDRAWN'));
+    await eventually(async () =>
+      (await handle.fetchHistory()).events!.some(
+        (event) => event.workflowExecutionUpdateAcceptedEventAttributes,
+      )
+        ? true
+        : undefined,
+    );
+    await holder.rollback();
+    // The attempt left the payment PAID: no transition to WITHDRAWN from there, so the handler refuses it
+    // (P120, the API's code for a refused withdrawal) and the payment stays PAID.
+    expect(await withdrawal).toBe('P120');
+  } finally {
+    if (holder.isInTransaction()) await holder.rollback();
   }
-  const close = (event: 'COLLECTIONS' | 'WITHDRAWN') =>
-    handle.executeUpdate(closePaymentUpdate, { args: [{ requestedBy: 'operator:test', event }] });
-  // An operator's close meets the busy payment and is refused by the validator: not in the history.
-  expect(await refusedCode(close('COLLECTIONS'))).toBe('I124');
-  // A purchase's withdrawal is accepted and waits for the attempt, which leaves the payment PAID: no
-  // transition to WITHDRAWN from there, so the handler refuses it (P120, the API's code for a refused
-  // withdrawal) and the payment stays PAID.
-  expect(await refusedCode(close('WITHDRAWN'))).toBe('P120');
   expect((await handle.result()).state).toBe('PAID');
   const accepted = (await handle.fetchHistory()).events!.filter(
     (event) => event.workflowExecutionUpdateAcceptedEventAttributes,

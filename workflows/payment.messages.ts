@@ -25,7 +25,27 @@ export interface PaymentWorkflowInput {
   resume?: PaymentWorkflowSnapshot;
   /** Set when the workflow continues as new: what its loop needs beyond the snapshot. */
   carry?: PaymentWorkflowCarry;
+  /**
+   * The version of the payment's steps the run was started with (`PAYMENT_STEPS_VERSION`, stamped by
+   * `paymentWorkflowStartOptions`); runs started before it have none.
+   */
+  stepsVersion?: number;
 }
+
+/**
+ * The payment's steps as a run started now takes them: since 1, the first attempt's charge runs as a
+ * local activity inside the run's first workflow task, and as an activity only when it outlasts
+ * `FIRST_CHARGE_LOCAL_MS`. Runs started before it (no stamp) charge in an activity, as recorded. A stamp
+ * instead of `patched()`: a patch records a marker and upserts `TemporalChangeVersion` in every run.
+ */
+export const PAYMENT_STEPS_VERSION = 1;
+
+/**
+ * How long the first charge may hold the payment's first workflow task as a local activity: meanwhile the
+ * status query and an operator's close wait for it. A slower gateway answers to the same charge retried as
+ * an activity (the same idempotency key), and the close is then refused at once while it runs (I124).
+ */
+export const FIRST_CHARGE_LOCAL_MS = 2_000;
 
 /** What a payment's loop carries into a new run besides the snapshot. */
 export interface PaymentWorkflowCarry {
@@ -38,14 +58,14 @@ export interface PaymentWorkflowCarry {
 }
 
 /**
- * How every payment workflow is started: its readable id, a duplicate-rejecting policy and the search
- * attributes ops filter by (tenant, customer, business unit, state).
+ * How every payment workflow is started: its readable id, a duplicate-rejecting policy, its input stamped
+ * with the steps' version and the search attributes ops filter by (tenant, customer, business unit, state).
  */
 export function paymentWorkflowStartOptions(input: PaymentWorkflowInput, taskQueue: string) {
   return {
     workflowId: paymentWorkflowId(input.tenant, input.paymentId),
     taskQueue,
-    args: [input] as [PaymentWorkflowInput],
+    args: [{ ...input, stepsVersion: PAYMENT_STEPS_VERSION }] as [PaymentWorkflowInput],
     workflowIdReusePolicy: 'REJECT_DUPLICATE' as WorkflowIdReusePolicy,
     typedSearchAttributes: [
       { key: TenantIdKey, value: input.tenant },

@@ -3,15 +3,23 @@
 // Retry-After wins), manual retries wake it early, 3-D Secure and push challenges wait for the customer
 // (answered by the gateway's webhook through challengeResolved) up to a timeout. See docs/finance.md.
 import {
+  ActivityFailure,
+  ApplicationFailure,
   allHandlersFinished,
   condition,
   continueAsNew,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { ChargeAttemptResult, PaymentActivities, PaymentStepInput } from '../activities/payments.js';
+import type {
+  ChargeAttemptInput,
+  ChargeAttemptResult,
+  PaymentActivities,
+  PaymentStepInput,
+} from '../activities/payments.js';
 import {
   DAY_MS,
   manualRetryRefusal,
@@ -25,6 +33,7 @@ import {
 import {
   challengeResolvedSignal,
   closePaymentUpdate,
+  FIRST_CHARGE_LOCAL_MS,
   paymentStatusQuery,
   retryPaymentUpdate,
   type ChallengeResolved,
@@ -45,6 +54,16 @@ const charges = proxyActivities<PaymentActivities>({
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+// A stamped run's first charge, inside the run's first workflow task (for a payment the worker started,
+// the task the start handed back): no activity task through the server and no second workflow task when
+// the gateway answers at once, as it almost always does. Tried once and bounded: a charge that fails or
+// outlasts FIRST_CHARGE_LOCAL_MS is taken over by `charges`, with the same key, so the gateway books it
+// once and the attempt is recorded once whichever answer is written first.
+const firstCharges = proxyLocalActivities<PaymentActivities>({
+  startToCloseTimeout: FIRST_CHARGE_LOCAL_MS,
+  retry: { maximumAttempts: 1 },
 });
 
 // Steps without the gateway: database writes; faults retry, business refusals do not.
@@ -76,6 +95,24 @@ const challengeAnswers: Record<
   PUSH_CANCELLED_BY_USER: { event: 'PUSH_CANCELLED_BY_USER', attempt: 'PUSH_CANCELLED_BY_USER' },
   PUSH_BANK_REFUSED: { event: 'PUSH_BANK_REFUSED', attempt: 'PUSH_BANK_REFUSED' },
 };
+
+/**
+ * The first charge as a local activity; what it could not finish (a slow gateway, a fault), the charge
+ * activity takes over with the same key. A refusal the activity would not retry is the attempt's answer.
+ */
+async function chargeFirst(request: ChargeAttemptInput): Promise<ChargeAttemptResult> {
+  try {
+    return await firstCharges.chargePaymentAttempt(request);
+  } catch (error) {
+    if (
+      error instanceof ActivityFailure &&
+      error.cause instanceof ApplicationFailure &&
+      error.cause.nonRetryable
+    )
+      throw error;
+    return charges.chargePaymentAttempt(request);
+  }
+}
 
 /** One payment in its workflow: its snapshot, its attempts and the waits between them. */
 class PaymentProcess extends EntityProcess<PaymentStepName, PaymentWorkflowSnapshot> {
@@ -133,11 +170,18 @@ class PaymentProcess extends EntityProcess<PaymentStepName, PaymentWorkflowSnaps
     if (changed) upsertSearchAttributes([{ key: EntityStateKey, value: state }]);
   }
 
-  /** One attempt: the charge activity, then the state it led to. */
-  private async attempt(trigger: 'FIRST' | 'SCHEDULED' | 'MANUAL', requestedBy?: string): Promise<void> {
+  /**
+   * One attempt: the charge (the run's first, in a stamped run, as a local activity), then the state it
+   * led to.
+   */
+  private async attempt(
+    trigger: 'FIRST' | 'SCHEDULED' | 'MANUAL',
+    requestedBy?: string,
+    firstOfRun = false,
+  ): Promise<void> {
     const number = this.snapshot.attemptCount + 1;
     const info = workflowInfo();
-    const result: ChargeAttemptResult = await charges.chargePaymentAttempt({
+    const request: ChargeAttemptInput = {
       tenant: this.input.tenant,
       paymentId: this.input.paymentId,
       attempt: number,
@@ -146,7 +190,11 @@ class PaymentProcess extends EntityProcess<PaymentStepName, PaymentWorkflowSnaps
       settings: this.settings,
       requestedBy,
       at: new Date().toISOString(),
-    });
+    };
+    const result: ChargeAttemptResult =
+      firstOfRun && (this.input.stepsVersion ?? 0) >= 1
+        ? await chargeFirst(request)
+        : await charges.chargePaymentAttempt(request);
     this.settings = result.settings;
     this.chargeReference = result.chargeReference;
     this.retryWindowEndsMs = null;
@@ -174,7 +222,9 @@ class PaymentProcess extends EntityProcess<PaymentStepName, PaymentWorkflowSnaps
   /** The first attempt (billing, a settlement, or a manual retry of a FAILED payment). */
   first(): Promise<void> {
     // The payment's requester asked for it (the activity names them).
-    return this.exclusively('ATTEMPT', () => this.attempt(this.input.firstTrigger ?? 'FIRST'));
+    return this.exclusively('ATTEMPT', () =>
+      this.attempt(this.input.firstTrigger ?? 'FIRST', undefined, true),
+    );
   }
 
   /** retryPayment's validator: P120 unless the table allows a manual retry now, and not during a step. */
